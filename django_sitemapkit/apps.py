@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.core import checks
+from django.db.models.signals import post_delete, post_save
+
+
+class SimpleSitemapkitConfig(AppConfig):
+    """The app without autodiscovery of ``sitemaps`` modules."""
+
+    name = "django_sitemapkit"
+    verbose_name = "Sitemaps"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django_sitemapkit import checks as sitemap_checks
+        from django_sitemapkit.invalidation import on_model_change
+
+        checks.register(sitemap_checks.check_settings, "sitemapkit")
+        checks.register(sitemap_checks.check_sitemaps, "sitemapkit")
+        post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
+        post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")
+
+
+class SitemapkitConfig(SimpleSitemapkitConfig):
+    """The default config: imports every installed app's ``sitemaps`` module."""
+
+    default = True
+
+    def ready(self) -> None:
+        super().ready()
+        self.module.autodiscover()  # type: ignore[union-attr]

@@ -1,0 +1,158 @@
+"""System checks, registered in ``AppConfig.ready()``.
+
+Ids: E001 BASE_URL missing, E002 BASE_URL malformed, E003 unknown setting,
+E004 bad priority, E005 bad changefreq, E006 bad limit, E007 duplicate
+section, E008 bad section name, E009 lastmod_field names no date field,
+W001 model without a lastmod field, E010 SITEMAPKIT is not a dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning
+from django.core.exceptions import FieldDoesNotExist
+
+from django_sitemapkit.conf import DEFAULTS, SETTINGS_NAME
+from django_sitemapkit.locations import parse_base_url
+from django_sitemapkit.registry import SECTION_NAME_RE, registry
+from django_sitemapkit.sitemaps import ModelSitemap, _valid_priority
+from django_sitemapkit.writer import CHANGEFREQS, MAX_ENTRIES_PER_FILE
+
+
+def check_settings(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
+    raw = getattr(settings, SETTINGS_NAME, {})
+    if not isinstance(raw, dict):
+        return [
+            Error(
+                f"settings.{SETTINGS_NAME} must be a dict, not {type(raw).__name__}.",
+                hint='SITEMAPKIT = {"BASE_URL": "https://www.example.com"}',
+                id="sitemapkit.E010",
+            )
+        ]
+    for key in sorted(set(raw) - set(DEFAULTS)):
+        errors.append(
+            Error(
+                f"Unknown key {key!r} in settings.{SETTINGS_NAME}.",
+                hint="Known keys: " + ", ".join(sorted(DEFAULTS)) + ".",
+                id="sitemapkit.E003",
+            )
+        )
+    base_url = raw.get("BASE_URL")
+    if not base_url:
+        if not raw.get("USE_REQUEST_HOST"):
+            errors.append(
+                Error(
+                    f"settings.{SETTINGS_NAME}['BASE_URL'] is not set.",
+                    hint='Set it to the site\'s absolute URL, e.g. "https://www.example.com".',
+                    id="sitemapkit.E001",
+                )
+            )
+    else:
+        try:
+            parse_base_url(base_url)
+        except ValueError as exc:
+            errors.append(
+                Error(
+                    f"settings.{SETTINGS_NAME}['BASE_URL'] is malformed: {exc}",
+                    hint='Use scheme and host, optionally a path: "https://www.example.com/shop".',
+                    id="sitemapkit.E002",
+                )
+            )
+    return errors
+
+
+def check_sitemaps(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
+    for name, class_name in registry.duplicate_sections:
+        errors.append(
+            Error(
+                f"Two sitemaps are registered as section {name!r}; {class_name} was ignored.",
+                hint="Pass a distinct section= to register().",
+                id="sitemapkit.E007",
+            )
+        )
+    for sitemap in registry:
+        label = f"Sitemap section {sitemap.name!r} ({type(sitemap).__qualname__})"
+        if not SECTION_NAME_RE.match(sitemap.name):
+            errors.append(
+                Error(
+                    f"{label}: the name is not URL-safe.",
+                    hint="Use lowercase letters, digits, '-' and '_', at most 64 characters.",
+                    id="sitemapkit.E008",
+                )
+            )
+        priority = type(sitemap).priority
+        if priority is not None and not callable(priority) and not _valid_priority(priority):
+            errors.append(
+                Error(
+                    f"{label}: priority {priority!r} is not a number from 0.0 to 1.0.",
+                    id="sitemapkit.E004",
+                )
+            )
+        changefreq = type(sitemap).changefreq
+        if changefreq is not None and not callable(changefreq) and changefreq not in CHANGEFREQS:
+            errors.append(
+                Error(
+                    f"{label}: changefreq {changefreq!r} is not allowed.",
+                    hint="One of: " + ", ".join(sorted(CHANGEFREQS)) + ".",
+                    id="sitemapkit.E005",
+                )
+            )
+        limit = sitemap.limit
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, int)
+            or not 1 <= limit <= MAX_ENTRIES_PER_FILE
+        ):
+            errors.append(
+                Error(
+                    f"{label}: limit {limit!r} must be an integer from 1 to {MAX_ENTRIES_PER_FILE:,}.",
+                    id="sitemapkit.E006",
+                )
+            )
+        if isinstance(sitemap, ModelSitemap) and sitemap.model is not None:
+            errors.extend(_check_lastmod_field(sitemap, label))
+    return errors
+
+
+def _check_lastmod_field(sitemap: ModelSitemap, label: str) -> list[CheckMessage]:
+    field_name = sitemap.lastmod_field
+    if field_name is None or sitemap.get_lastmod_field() is not None:
+        return []
+    assert sitemap.model is not None
+    model_label = sitemap.model._meta.label
+    explicit = "lastmod_field" in {
+        attr for cls in type(sitemap).__mro__ if cls is not ModelSitemap for attr in vars(cls)
+    }
+    try:
+        sitemap.model._meta.get_field(field_name)
+        exists = True
+    except FieldDoesNotExist:
+        exists = False
+    if explicit or exists:
+        return [
+            Error(
+                f"{label}: lastmod_field {field_name!r} is not a date or datetime field of "
+                f"{model_label}.",
+                hint="Name a DateField/DateTimeField, or set lastmod_field = None.",
+                id="sitemapkit.E009",
+            )
+        ]
+    return [
+        Warning(
+            f"{label}: {model_label} has no {field_name!r} field, so its URLs are listed "
+            "without lastmod and crawlers cannot tell which pages changed.",
+            hint="Add an updated_at = DateTimeField(auto_now=True), name another field with "
+            "lastmod_field = '...', or set lastmod_field = None to silence this.",
+            id="sitemapkit.W001",
+        )
+    ]

@@ -1,0 +1,55 @@
+"""The ``SITEMAPKIT`` settings dict, read lazily, with every default in one place.
+
+Settings are read on each access rather than at import time so that
+``override_settings`` in tests and late configuration both work; the lookup is
+a dict merge, far cheaper than anything it guards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from django_sitemapkit.locations import DEFAULT_STRIP_PARAMS
+
+SETTINGS_NAME = "SITEMAPKIT"
+
+# One place for every key and its default; the README documents each of them.
+DEFAULTS: dict[str, Any] = {
+    # Absolute URL of the site: scheme, host and optional path prefix. Required.
+    "BASE_URL": None,
+    # Build URLs from the request's Host header instead of BASE_URL. Off by
+    # default: a poisoned Host header must never reach a cached sitemap.
+    "USE_REQUEST_HOST": False,
+    # Django cache alias used for rendered files, and their timeout in seconds
+    # (None: until invalidated; 0: no caching).
+    "CACHE_ALIAS": "default",
+    "CACHE_TIMEOUT": 3600,
+    # Value of the X-Robots-Tag header on every sitemap response; None omits it.
+    "X_ROBOTS_TAG": "noindex",
+    # Query parameters removed from every <loc>, matched case-insensitively.
+    "STRIP_QUERY_PARAMS": DEFAULT_STRIP_PARAMS,
+}
+
+
+@dataclass(frozen=True)
+class SitemapkitSettings:
+    BASE_URL: str | None
+    USE_REQUEST_HOST: bool
+    CACHE_ALIAS: str
+    CACHE_TIMEOUT: int | None
+    X_ROBOTS_TAG: str | None
+    STRIP_QUERY_PARAMS: tuple[str, ...]
+
+
+def user_settings() -> dict[str, Any]:
+    value = getattr(settings, SETTINGS_NAME, {})
+    return value if isinstance(value, dict) else {}
+
+
+def get_settings() -> SitemapkitSettings:
+    merged = {**DEFAULTS, **{k: v for k, v in user_settings().items() if k in DEFAULTS}}
+    merged["STRIP_QUERY_PARAMS"] = tuple(str(p).lower() for p in merged["STRIP_QUERY_PARAMS"])
+    return SitemapkitSettings(**merged)

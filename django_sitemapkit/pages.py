@@ -1,0 +1,222 @@
+"""Stable, dense pages for model sections.
+
+A page is a half-open range of primary keys, ``[start_key, end_key)``, stored
+in the ``SitemapPage`` table. The ranges are cut by row count the first time a
+section is paginated (so every page starts full, however sparse the queryset
+is within the table), and afterwards they only ever change by splitting:
+
+* editing a row changes only the page whose range holds its key;
+* deleting or unpublishing a row makes its own page one row shorter and
+  moves no boundary, so no other page changes;
+* new rows with higher keys land in the last, open-ended page; when a page
+  holds more than ``limit`` rows (or its file would pass the byte limit),
+  it is split at a key and the upper part becomes a new page with the next
+  free number. Earlier pages never change because of growth.
+
+Fixed arithmetic key ranges would be just as stable but nearly empty for a
+queryset that keeps 1 % of a table; re-cutting by count on every request
+would be dense but would shift every later page on each deletion. Persisting
+the cuts gives both. Deletions can leave pages under-full; they are never
+merged automatically because merging would change a page that no edit
+touched.
+
+No query uses OFFSET over the section: a page is an index range scan, and the
+index's per-page lastmod comes from one ``UNION ALL`` of per-range aggregates
+(batched under SQLite's compound-select limit).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db import IntegrityError, models, router, transaction
+from django.db.models import Count, IntegerField, Max, Q, QuerySet, Value
+
+if TYPE_CHECKING:
+    from django_sitemapkit.models import SitemapPage
+
+
+def _page_model() -> type[SitemapPage]:
+    # Imported late: the package's __init__ imports this module while Django
+    # is still loading apps, before models may be imported.
+    from django_sitemapkit.models import SitemapPage
+
+    return SitemapPage
+
+
+# SQLite refuses compound statements of more than 500 SELECTs by default.
+UNION_BATCH_SIZE = 400
+
+
+class PageNotFound(LookupError):
+    """The section has no such page."""
+
+
+@dataclass(frozen=True)
+class PageSummary:
+    """What the index needs of one page."""
+
+    number: int
+    count: int
+    lastmod: datetime.datetime | datetime.date | None
+
+
+class KeysetPages:
+    """The pages of one model section."""
+
+    def __init__(
+        self,
+        section: str,
+        queryset: QuerySet[Any],
+        *,
+        limit: int,
+        lastmod_field: str | None,
+    ) -> None:
+        self.section = section
+        self.queryset = queryset
+        self.limit = limit
+        self.lastmod_field = lastmod_field
+        pk_field = queryset.model._meta.pk
+        assert pk_field is not None
+        self.pk_field: models.Field[Any, Any] = pk_field
+        self.model = _page_model()
+        self.db = router.db_for_write(self.model)
+
+    # -- boundaries ----------------------------------------------------------
+
+    def _pages(self) -> list[SitemapPage]:
+        pages = list(self.model.objects.using(self.db).filter(section=self.section))
+        if pages:
+            return pages
+        # First use: one page covering every key; summaries() cuts it by count.
+        try:
+            with transaction.atomic(using=self.db):
+                self.model.objects.using(self.db).create(section=self.section, number=1)
+        except IntegrityError:
+            pass  # another process created it first
+        return list(self.model.objects.using(self.db).filter(section=self.section))
+
+    def _key(self, text: str | None) -> Any:
+        return None if text is None else self.pk_field.to_python(text)
+
+    def _range_q(self, page: SitemapPage) -> Q:
+        q = Q()
+        if page.start_key is not None:
+            q &= Q(pk__gte=self._key(page.start_key))
+        if page.end_key is not None:
+            q &= Q(pk__lt=self._key(page.end_key))
+        return q
+
+    def page_queryset(self, number: int) -> QuerySet[Any]:
+        """The rows of page ``number`` in key order; raises PageNotFound."""
+        if number < 1:
+            raise PageNotFound(number)
+        manager = self.model.objects.using(self.db)
+        page = manager.filter(section=self.section, number=number).first()
+        if page is None and number == 1:
+            # Page 1 asked for before the section was ever paginated.
+            page = next((p for p in self._pages() if p.number == 1), None)
+        if page is None:
+            raise PageNotFound(number)
+        return self.queryset.filter(self._range_q(page)).order_by("pk")
+
+    # -- the index -----------------------------------------------------------
+
+    def summaries(self) -> list[PageSummary]:
+        """Every non-empty page with its row count and newest lastmod.
+
+        Splits pages that grew past ``limit`` first, so the result never names
+        a page that would have to be cut short.
+        """
+        pages = self._pages()
+        stats = self._aggregate(pages)
+        overfull = [page for page in pages if stats[page.number][0] > self.limit]
+        if overfull:
+            for page in overfull:
+                self._split_by_count(page)
+            pages = self._pages()
+            stats = self._aggregate(pages)
+        return [
+            PageSummary(
+                number=page.number, count=stats[page.number][0], lastmod=stats[page.number][1]
+            )
+            for page in sorted(pages, key=lambda p: p.number)
+            if stats[page.number][0] > 0
+        ]
+
+    def _aggregate(
+        self, pages: Sequence[SitemapPage]
+    ) -> dict[int, tuple[int, datetime.datetime | datetime.date | None]]:
+        aggregates: dict[str, Any] = {"_count": Count("pk")}
+        if self.lastmod_field is not None:
+            aggregates["_lastmod"] = Max(self.lastmod_field)
+        base = self.queryset.order_by()
+        parts = [
+            base.filter(self._range_q(page))
+            .annotate(_page=Value(page.number, output_field=IntegerField()))
+            .values("_page")
+            .annotate(**aggregates)
+            .values_list("_page", *aggregates)
+            for page in pages
+        ]
+        stats: dict[int, tuple[int, Any]] = {}
+        for start in range(0, len(parts), UNION_BATCH_SIZE):
+            batch = parts[start : start + UNION_BATCH_SIZE]
+            combined = batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
+            for row in combined:
+                stats[row[0]] = (row[1], row[2] if len(row) > 2 else None)
+        for page in pages:
+            stats.setdefault(page.number, (0, None))
+        return stats
+
+    # -- splitting -----------------------------------------------------------
+
+    def _split_by_count(self, page: SitemapPage) -> None:
+        """Cut ``page`` every ``limit`` rows; each cut is an index range scan."""
+        current: SitemapPage | None = page
+        while current is not None:
+            keys = (
+                self.queryset.filter(self._range_q(current))
+                .order_by("pk")
+                .values_list("pk", flat=True)[self.limit : self.limit + 1]
+            )
+            cut = next(iter(keys), None)
+            if cut is None:
+                return
+            current = self.split(current, cut)
+
+    def split(self, page: SitemapPage | int, at_key: Any) -> SitemapPage | None:
+        """Split a page at ``at_key``: the rows from that key on become a new last page.
+
+        Returns the new page, or None when another process changed the page
+        meanwhile (its own split then stands).
+        """
+        number = page if isinstance(page, int) else page.number
+        key_text = str(at_key)
+        for _attempt in range(3):
+            try:
+                with transaction.atomic(using=self.db):
+                    manager = self.model.objects.using(self.db)
+                    current = manager.select_for_update().get(section=self.section, number=number)
+                    if not isinstance(page, int) and (
+                        current.start_key != page.start_key or current.end_key != page.end_key
+                    ):
+                        return None
+                    if current.start_key == key_text:
+                        return None  # nothing below the cut: not a split
+                    last = manager.filter(section=self.section).aggregate(m=Max("number"))["m"]
+                    new_page = manager.create(
+                        section=self.section,
+                        number=last + 1,
+                        start_key=key_text,
+                        end_key=current.end_key,
+                    )
+                    current.end_key = key_text
+                    current.save(update_fields=["end_key"])
+                    return new_page
+            except IntegrityError:
+                continue  # a concurrent split took that number; try the next one
+        return None

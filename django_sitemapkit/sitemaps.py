@@ -1,0 +1,376 @@
+"""Sitemap classes: the attribute-or-method API of ``django.contrib.sitemaps``."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+from django.db.models import QuerySet
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, select_template
+from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
+
+from django_sitemapkit.locations import InvalidLocation, LocationBuilder
+from django_sitemapkit.pages import KeysetPages, PageNotFound, PageSummary
+from django_sitemapkit.w3c import format_lastmod, to_aware
+from django_sitemapkit.writer import (
+    CHANGEFREQS,
+    MAX_BYTES_PER_FILE,
+    MAX_ENTRIES_PER_FILE,
+    UrlEntry,
+    UrlsetWriter,
+    format_priority,
+)
+
+logger = logging.getLogger("django_sitemapkit")
+
+Lastmod = datetime.datetime | datetime.date
+
+# Iteration chunk for model rows: large enough to amortise round trips,
+# small enough that memory stays flat.
+CHUNK_SIZE = 2000
+
+
+@dataclass
+class RenderContext:
+    """What turning items into entries needs: fixed for one render."""
+
+    locations: LocationBuilder
+    tz: datetime.tzinfo
+
+
+class EntryFactory:
+    """Builds the UrlEntry of each item of one sitemap, or a reason to skip it.
+
+    Attribute-or-method lookups are resolved once per file instead of once per
+    row, and the date format of the file is fixed by its first lastmod so a
+    file never mixes formats.
+    """
+
+    def __init__(self, sitemap: Sitemap, context: RenderContext) -> None:
+        self.sitemap = sitemap
+        self.context = context
+        self.location = sitemap.location
+        self.lastmod = sitemap.item_lastmod
+        self.date_only: bool | None = sitemap.lastmod_date_only()
+        self.changefreq_attr = sitemap.changefreq
+        self.priority_attr = sitemap.priority
+        self.extra_xml = sitemap.extra_xml
+        self.skipped = 0
+
+    def __call__(self, item: Any) -> UrlEntry | None:
+        sitemap = self.sitemap
+        try:
+            raw = self.location(item)
+            loc = self.context.locations.build(raw)
+        except InvalidLocation as exc:
+            self._skip(item, str(exc))
+            return None
+        except Exception as exc:  # a user's location() may raise anything
+            self._skip(item, f"location() raised {type(exc).__name__}: {exc}")
+            return None
+        lastmod_value = self.lastmod(item)
+        lastmod = None
+        if lastmod_value is not None:
+            if self.date_only is None:
+                self.date_only = not isinstance(lastmod_value, datetime.datetime)
+            lastmod = format_lastmod(lastmod_value, self.context.tz, date_only=self.date_only)
+        changefreq = self.changefreq_attr
+        if callable(changefreq):
+            changefreq = changefreq(item)
+            if changefreq is not None and changefreq not in CHANGEFREQS:
+                logger.warning(
+                    "Sitemap section %r: ignored changefreq %r of %r (not one of %s).",
+                    sitemap.section,
+                    changefreq,
+                    item,
+                    ", ".join(sorted(CHANGEFREQS)),
+                )
+                changefreq = None
+        priority = self.priority_attr
+        if callable(priority):
+            priority = priority(item)
+            if priority is not None and not _valid_priority(priority):
+                logger.warning(
+                    "Sitemap section %r: ignored priority %r of %r (must be 0.0 to 1.0).",
+                    sitemap.section,
+                    priority,
+                    item,
+                )
+                priority = None
+        return UrlEntry(
+            loc=loc,
+            lastmod=lastmod,
+            changefreq=changefreq,
+            priority=None if priority is None else format_priority(float(priority)),
+            extra_xml=self.extra_xml(item),
+        )
+
+    def _skip(self, item: Any, reason: str) -> None:
+        self.skipped += 1
+        logger.warning("Sitemap section %r: skipped %r: %s.", self.sitemap.section, item, reason)
+
+
+def _valid_priority(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and 0.0 <= float(value) <= 1.0
+    )
+
+
+@dataclass
+class RenderedPage:
+    content: bytes
+    url_count: int
+    skipped: int
+    lastmod: datetime.datetime | None
+
+
+class Sitemap:
+    """A section of the sitemap: a sequence of items, each one ``<url>``.
+
+    Subclasses override ``items()`` and ``location()``; ``lastmod``,
+    ``changefreq`` and ``priority`` are attributes or methods taking the item.
+    """
+
+    section: ClassVar[str | None] = None
+    model: ClassVar[type[models.Model] | None] = None
+    limit: int = MAX_ENTRIES_PER_FILE
+    changefreq: str | Callable[[Any], str | None] | None = None
+    priority: float | Callable[[Any], float | None] | None = None
+    lastmod: Lastmod | Callable[[Any], Lastmod | None] | None = None
+    # Extension namespaces declared on <urlset> (prefix -> URI), for extra_xml().
+    namespaces: ClassVar[Mapping[str, str]] = {}
+
+    def items(self) -> Sequence[Any]:
+        return []
+
+    def location(self, item: Any) -> str:
+        return str(item.get_absolute_url())
+
+    def extra_xml(self, item: Any) -> tuple[str, ...]:
+        """Serialised extension elements for ``item`` (none by default)."""
+        return ()
+
+    def item_lastmod(self, item: Any) -> Lastmod | None:
+        lastmod = self.lastmod
+        return lastmod(item) if callable(lastmod) else lastmod
+
+    def lastmod_date_only(self) -> bool | None:
+        """True/False to fix the file's date format up front; None: the first value decides."""
+        return None
+
+    @property
+    def name(self) -> str:
+        assert self.section is not None, "a Sitemap is used through the registry"
+        return self.section
+
+    # -- paging: a list of items cut by count and bytes ---------------------
+
+    def page_summaries(self, context: RenderContext) -> list[PageSummary]:
+        return [
+            PageSummary(number=number, count=end - start, lastmod=lastmod)
+            for number, (start, end, lastmod) in enumerate(self._list_cuts(context), start=1)
+        ]
+
+    def page_items(self, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+        cuts = self._list_cuts(context)
+        if not 1 <= number <= len(cuts):
+            raise PageNotFound(number)
+        start, end, _lastmod = cuts[number - 1]
+        items = self.items()
+        for index in range(start, end):
+            yield index, items[index]
+
+    def page_overflowed(self, number: int, key: Any) -> None:
+        """The rows of page ``number`` from ``key`` on did not fit in its file."""
+
+    def _list_cuts(self, context: RenderContext) -> list[tuple[int, int, Lastmod | None]]:
+        # Item lists are small (static pages, settings-driven lists), so
+        # measuring every entry to cut pages by count *and* bytes is cheap and
+        # keeps each page's items identical between index and page renders.
+        factory = EntryFactory(self, context)
+        items = self.items()
+        cuts: list[tuple[int, int, Lastmod | None]] = []
+        writer = self._new_writer()
+        start = 0
+        newest: datetime.datetime | None = None
+        for index, item in enumerate(items):
+            entry = factory(item)
+            if entry is None:
+                continue
+            if not writer.add(entry):
+                cuts.append((start, index, newest))
+                writer, start, newest = self._new_writer(), index, None
+                writer.add(entry)
+            value = self.item_lastmod(item)
+            if value is not None:
+                aware = to_aware(value, context.tz)
+                newest = aware if newest is None or aware > newest else newest
+        if writer.count:
+            cuts.append((start, len(items), newest))
+        return cuts
+
+    def _new_writer(self) -> UrlsetWriter:
+        return UrlsetWriter(
+            max_entries=self.limit, max_bytes=MAX_BYTES_PER_FILE, namespaces=self.namespaces
+        )
+
+    # -- rendering ------------------------------------------------------------
+
+    def render_page(self, number: int, context: RenderContext) -> RenderedPage:
+        """Render page ``number``; raises PageNotFound when it has no URL to list."""
+        factory = EntryFactory(self, context)
+        writer = self._new_writer()
+        newest: datetime.datetime | None = None
+        for key, item in self.page_items(number, context):
+            entry = factory(item)
+            if entry is None:
+                continue
+            if not writer.add(entry):
+                self.page_overflowed(number, key)
+                break
+            value = self.item_lastmod(item)
+            if value is not None:
+                aware = to_aware(value, context.tz)
+                newest = aware if newest is None or aware > newest else newest
+        if writer.count == 0:
+            # An empty <urlset> is invalid against the schema: nothing to serve.
+            raise PageNotFound(number)
+        return RenderedPage(writer.getvalue(), writer.count, factory.skipped, newest)
+
+
+class ModelSitemap(Sitemap):
+    """Every row of ``get_queryset()``, paged by primary-key ranges (see pages.py)."""
+
+    model: ClassVar[type[models.Model] | None] = None
+    lastmod_field: str | None = "updated_at"
+
+    def get_queryset(self) -> QuerySet[Any]:
+        assert self.model is not None, f"{type(self).__qualname__} has no model"
+        return self.model._default_manager.all()
+
+    def get_lastmod_field(self) -> models.Field[Any, Any] | None:
+        """The model field lastmod is read from, or None when there is none."""
+        if self.lastmod_field is None or self.model is None:
+            return None
+        try:
+            field = self.model._meta.get_field(self.lastmod_field)
+        except FieldDoesNotExist:
+            return None
+        return field if isinstance(field, models.DateField) else None
+
+    def item_lastmod(self, item: Any) -> Lastmod | None:
+        # Always the field: the index computes each page's lastmod from it in
+        # the database, and a page must agree with its index entry.
+        field = self.get_lastmod_field()
+        return None if field is None else getattr(item, field.attname)
+
+    def lastmod_date_only(self) -> bool | None:
+        field = self.get_lastmod_field()
+        if field is None:
+            return None
+        return not isinstance(field, models.DateTimeField)
+
+    def keyset_pages(self) -> KeysetPages:
+        field = self.get_lastmod_field()
+        return KeysetPages(
+            self.name,
+            self.get_queryset(),
+            limit=min(self.limit, MAX_ENTRIES_PER_FILE),
+            lastmod_field=None if field is None else field.name,
+        )
+
+    def page_summaries(self, context: RenderContext) -> list[PageSummary]:
+        return self.keyset_pages().summaries()
+
+    def page_items(self, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+        pages = self.keyset_pages()
+        # One row past the limit tells the writer the page overflowed, without
+        # ever reading an unbounded open-ended last page.
+        rows = pages.page_queryset(number)[: pages.limit + 1]
+        for obj in rows.iterator(chunk_size=CHUNK_SIZE):
+            yield obj.pk, obj
+
+    def page_overflowed(self, number: int, key: Any) -> None:
+        from django_sitemapkit.cache import invalidate_sections
+
+        self.keyset_pages().split(number, key)
+        # The index must now list the new page: drop its cached copy.
+        invalidate_sections([self.name])
+
+
+def _normalise_url_name(entry: Any) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    if isinstance(entry, str):
+        return entry, (), {}
+    name, *rest = entry
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = {}
+    for part in rest:
+        if isinstance(part, Mapping):
+            kwargs = dict(part)
+        else:
+            args = tuple(part)
+    return name, args, kwargs
+
+
+class StaticViewSitemap(Sitemap):
+    """Pages named by URL pattern, e.g. ``url_names = ["home", ("docs", {"slug": "faq"})]``.
+
+    Each entry is a name, or a tuple of a name and args (a list) and/or kwargs
+    (a dict). lastmod is the modification time of the template the view
+    renders, as sitemaps.org advises for static pages; override ``lastmod``.
+    """
+
+    url_names: Sequence[str | tuple[Any, ...]] = ()
+
+    def items(self) -> Sequence[tuple[str, tuple[Any, ...], dict[str, Any]]]:
+        return [_normalise_url_name(entry) for entry in self.url_names]
+
+    def location(self, item: Any) -> str:
+        name, args, kwargs = item
+        return reverse(name, args=args, kwargs=kwargs)
+
+    def lastmod(self, item: Any) -> datetime.datetime | None:
+        return template_mtime(self.location(item))
+
+
+def template_mtime(path: str) -> datetime.datetime | None:
+    """Modification time of the template rendered by the view at ``path``, if any."""
+    prefix = get_script_prefix()
+    if path.startswith(prefix):
+        path = "/" + path[len(prefix) :]
+    try:
+        match = resolve(path)
+    except (Resolver404, NoReverseMatch):
+        return None
+    view = match.func
+    initkwargs = getattr(view, "view_initkwargs", {}) or {}
+    template_name = (
+        match.kwargs.get("template_name")
+        or initkwargs.get("template_name")
+        or getattr(getattr(view, "view_class", None), "template_name", None)
+        or getattr(view, "template_name", None)
+    )
+    if not template_name:
+        return None
+    try:
+        if isinstance(template_name, str):
+            template = get_template(template_name)
+        else:
+            template = select_template(list(template_name))
+    except TemplateDoesNotExist:
+        return None
+    origin = getattr(template, "origin", None)
+    filename = getattr(origin, "name", None)
+    if not filename or not os.path.exists(filename):
+        return None
+    stamp = int(os.path.getmtime(filename))
+    return datetime.datetime.fromtimestamp(stamp, tz=datetime.UTC)

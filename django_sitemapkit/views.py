@@ -1,0 +1,98 @@
+"""Views serving the sitemap index and the section files, plain and gzipped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.exceptions import ImproperlyConfigured
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.cache import get_conditional_response
+from django.utils.http import http_date
+from django.views.decorators.http import require_safe
+
+from django_sitemapkit.cache import file_key, get_cache, get_or_render, section_tokens
+from django_sitemapkit.conf import get_settings
+from django_sitemapkit.locations import parse_base_url
+from django_sitemapkit.pages import PageNotFound
+from django_sitemapkit.registry import registry
+from django_sitemapkit.rendering import RenderedFile, SectionNotFound, render_index, render_page
+
+XML_CONTENT_TYPE = "application/xml; charset=utf-8"
+# Raw gzip, not a Content-Encoding: the file *is* a .gz, as sitemaps.org
+# describes, and clients must receive the compressed bytes unchanged.
+GZIP_CONTENT_TYPE = "application/gzip"
+
+
+def site_base_url(request: HttpRequest) -> str:
+    conf = get_settings()
+    if conf.USE_REQUEST_HOST:
+        # get_host() validates against ALLOWED_HOSTS; the base URL is part of
+        # every cache key, so one host can never poison another's sitemap.
+        return parse_base_url(f"{request.scheme}://{request.get_host()}")
+    if not conf.BASE_URL:
+        raise ImproperlyConfigured(
+            "SITEMAPKIT['BASE_URL'] is not set (system check sitemapkit.E001)."
+        )
+    return parse_base_url(conf.BASE_URL)
+
+
+def _serve(
+    request: HttpRequest,
+    kind: str,
+    sections: list[str],
+    render: Callable[[str], RenderedFile],
+    gz: bool,
+) -> HttpResponseBase:
+    base_url = site_base_url(request)
+    cache = get_cache()
+    key = None if cache is None else file_key(kind, base_url, section_tokens(cache, sections))
+    try:
+        xml = get_or_render(cache, key and f"{key}:xml", lambda: render(base_url))
+        served = get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
+    except (SectionNotFound, PageNotFound):
+        raise Http404("No such sitemap file.") from None
+
+    response = HttpResponse(
+        served.content, content_type=GZIP_CONTENT_TYPE if gz else XML_CONTENT_TYPE
+    )
+    response["ETag"] = served.etag
+    last_modified = None
+    if served.last_modified is not None:
+        last_modified = int(served.last_modified.timestamp())
+        response["Last-Modified"] = http_date(last_modified)
+    robots = get_settings().X_ROBOTS_TAG
+    if robots:
+        response["X-Robots-Tag"] = robots
+    return (
+        get_conditional_response(
+            request, etag=served.etag, last_modified=last_modified, response=response
+        )
+        or response
+    )
+
+
+@require_safe
+def index(request: HttpRequest, gz: bool = False) -> HttpResponseBase:
+    """``/sitemap.xml``: one entry per page of every section."""
+    return _serve(
+        request,
+        "index",
+        registry.sections(),
+        lambda base_url: render_index(base_url=base_url),
+        gz,
+    )
+
+
+@require_safe
+def section(request: HttpRequest, section: str, page: str, gz: bool = False) -> HttpResponseBase:
+    """``/sitemap-<section>-<page>.xml``."""
+    if registry.get(section) is None:
+        raise Http404("No such sitemap section.")
+    number = int(page)
+    return _serve(
+        request,
+        f"page:{section}:{number}",
+        [section],
+        lambda base_url: render_page(section, number, base_url=base_url),
+        gz,
+    )

@@ -1,0 +1,147 @@
+"""The one XML writer behind every sitemap and index, served or built.
+
+Entries are formatted with plain string operations (no template engine, no
+DOM): that is what keeps millions of URLs cheap. Each writer enforces the
+protocol's per-file limits itself -- 50,000 entries and 52,428,800 bytes
+*uncompressed* -- and tells the caller when the next entry does not fit, so
+no code path can produce an oversized file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+MAX_ENTRIES_PER_FILE = 50_000
+MAX_BYTES_PER_FILE = 52_428_800
+
+CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
+
+XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
+
+
+def escape(value: str) -> str:
+    """Entity-escape the five characters the protocol names."""
+    return value.translate(_ESCAPES)
+
+
+class IndexFull(Exception):
+    """More sitemap files than one index may name."""
+
+
+@dataclass(frozen=True, slots=True)
+class UrlEntry:
+    """One ``<url>``. Values are final strings (the loc an absolute URI).
+
+    ``extra_xml`` holds already-serialised child elements of extension
+    namespaces (images, alternates, ...), written after ``<priority>`` as the
+    schema's ``##other`` wildcard requires.
+    """
+
+    loc: str
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
+    extra_xml: tuple[str, ...] = field(default=())
+
+    def to_xml(self) -> str:
+        parts = ["<url><loc>", escape(self.loc), "</loc>"]
+        if self.lastmod is not None:
+            parts += ["<lastmod>", self.lastmod, "</lastmod>"]
+        if self.changefreq is not None:
+            parts += ["<changefreq>", self.changefreq, "</changefreq>"]
+        if self.priority is not None:
+            parts += ["<priority>", self.priority, "</priority>"]
+        parts.extend(self.extra_xml)
+        parts.append("</url>\n")
+        return "".join(parts)
+
+
+def format_priority(value: float) -> str:
+    """``0.5`` -> ``"0.5"``, ``1`` -> ``"1.0"``, ``0.25`` -> ``"0.25"`` (at most 2 places)."""
+    text = f"{value:.2f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+class _FileWriter:
+    root_open: str
+    root_close: str
+
+    def __init__(self, *, max_entries: int, max_bytes: int) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._head = (XML_DECLARATION + self.root_open).encode()
+        self._tail = self.root_close.encode()
+        self._chunks: list[bytes] = [self._head]
+        self.size = len(self._head) + len(self._tail)
+        self.count = 0
+
+    def _add(self, xml: str) -> bool:
+        if self.count >= self.max_entries:
+            return False
+        data = xml.encode()
+        if self.size + len(data) > self.max_bytes:
+            return False
+        self._chunks.append(data)
+        self.size += len(data)
+        self.count += 1
+        return True
+
+    def getvalue(self) -> bytes:
+        return b"".join([*self._chunks, self._tail])
+
+
+class UrlsetWriter(_FileWriter):
+    """Writes one ``<urlset>`` file.
+
+    ``namespaces`` maps prefixes to URIs of extension namespaces declared on
+    the root element, for entries whose ``extra_xml`` uses them.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_entries: int = MAX_ENTRIES_PER_FILE,
+        max_bytes: int = MAX_BYTES_PER_FILE,
+        namespaces: Mapping[str, str] | None = None,
+    ) -> None:
+        declarations = "".join(
+            f' xmlns:{prefix}="{escape(uri)}"' for prefix, uri in sorted((namespaces or {}).items())
+        )
+        self.root_open = f'<urlset xmlns="{SITEMAP_NS}"{declarations}>\n'
+        self.root_close = "</urlset>\n"
+        super().__init__(max_entries=min(max_entries, MAX_ENTRIES_PER_FILE), max_bytes=max_bytes)
+
+    def add(self, entry: UrlEntry) -> bool:
+        """Append ``entry``; False (and nothing written) when the file is full."""
+        return self._add(entry.to_xml())
+
+
+class IndexWriter(_FileWriter):
+    """Writes one ``<sitemapindex>``; raises IndexFull rather than overflow."""
+
+    root_open = f'<sitemapindex xmlns="{SITEMAP_NS}">\n'
+    root_close = "</sitemapindex>\n"
+
+    def __init__(
+        self, *, max_entries: int = MAX_ENTRIES_PER_FILE, max_bytes: int = MAX_BYTES_PER_FILE
+    ) -> None:
+        super().__init__(max_entries=min(max_entries, MAX_ENTRIES_PER_FILE), max_bytes=max_bytes)
+
+    def add(self, loc: str, lastmod: str | None = None) -> None:
+        xml = f"<sitemap><loc>{escape(loc)}</loc>"
+        if lastmod is not None:
+            xml += f"<lastmod>{lastmod}</lastmod>"
+        if not self._add(xml + "</sitemap>\n"):
+            raise IndexFull(
+                f"The sitemap index would name more than {self.max_entries:,} files or pass "
+                f"{self.max_bytes:,} bytes; raise the sections' limit or split the site "
+                "into several indexes."
+            )
+
+    def add_all(self, entries: Iterable[tuple[str, str | None]]) -> None:
+        for loc, lastmod in entries:
+            self.add(loc, lastmod)

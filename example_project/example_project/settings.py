@@ -1,0 +1,79 @@
+"""Settings for the django-sitemapkit example project.
+
+Everything that varies between machines is read from the environment through
+django-environ (an optional ``example_project/.env`` file is read too):
+
+* ``DATABASE_URL``        default ``sqlite:///<example_project>/db.sqlite3``
+* ``CACHE_URL``           default ``locmemcache://``
+* ``SITEMAPKIT_BASE_URL`` default ``http://127.0.0.1:8000``
+* ``DEBUG``               default ``True``
+* ``ALLOWED_HOSTS``       comma separated, added to 127.0.0.1 and localhost
+* ``SECRET_KEY``          default: an insecure development key
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent  # example_project/
+
+env = environ.Env(DEBUG=(bool, True))
+if (BASE_DIR / ".env").is_file():
+    environ.Env.read_env(BASE_DIR / ".env")
+
+DEBUG = env("DEBUG")
+SECRET_KEY = env("SECRET_KEY", default="django-insecure-example-project-only-do-not-deploy")
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", *env.list("ALLOWED_HOSTS", default=[])]
+
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "django_sitemapkit",
+    "demo",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.common.CommonMiddleware",
+]
+
+ROOT_URLCONF = "example_project.urls"
+WSGI_APPLICATION = "example_project.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.debug",
+                "django.template.context_processors.request",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = env.str("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+if DATABASE_URL.startswith("mysql"):
+    # Use the pure-Python PyMySQL driver in place of mysqlclient.
+    import pymysql
+
+    pymysql.version_info = (2, 2, 1, "final", 0)
+    pymysql.install_as_MySQLdb()
+
+DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+SITEMAPKIT = {"BASE_URL": env("SITEMAPKIT_BASE_URL", default="http://127.0.0.1:8000")}
+
+# demo.Author has no ``updated_at`` field, so django_sitemapkit's system check
+# reports sitemapkit.W001 for it.  It is deliberately NOT silenced here: the
+# warning is part of what the example demonstrates.

@@ -1,0 +1,62 @@
+"""Shared pytest configuration for the django-sitemapkit suite.
+
+Keep this file short: put reusable helpers in their own modules and import them.
+
+* XSD validation helpers live in ``tests/xsd.py`` (``validate_urlset``,
+  ``validate_index``); they skip when ``../shared/xsd`` is absent, and fail instead
+  when the ``CI`` environment variable is set.
+* Django settings: ``tests/settings.py`` (select backends with ``DATABASE_URL`` /
+  ``CACHE_URL``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.xsd import validate_index, validate_urlset
+
+
+@pytest.fixture
+def xsd_validate_urlset() -> Callable[..., Any]:
+    """Fixture form of :func:`tests.xsd.validate_urlset`."""
+    return validate_urlset
+
+
+@pytest.fixture
+def xsd_validate_index() -> Callable[..., Any]:
+    """Fixture form of :func:`tests.xsd.validate_index`."""
+    return validate_index
+
+
+@pytest.fixture
+def sitemaps() -> Any:
+    """The default registry, emptied for the test and restored afterwards.
+
+    Views and rendering read the module-level registry (as a project's would),
+    so tests register on it and this fixture undoes their registrations.
+    """
+    from django_sitemapkit.registry import registry
+
+    saved = dict(registry._registry)
+    saved_duplicates = list(registry.duplicate_sections)
+    registry._registry.clear()
+    registry.duplicate_sections.clear()
+    try:
+        yield registry
+    finally:
+        registry._registry.clear()
+        registry._registry.update(saved)
+        registry.duplicate_sections[:] = saved_duplicates
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache() -> Any:
+    """Every test starts with an empty cache (Redis keeps keys between tests)."""
+    from django.core.cache import caches
+
+    for alias in caches:
+        caches[alias].clear()
+    return

@@ -1,0 +1,216 @@
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.rendering import render_index, render_page
+from tests.testapp.models import Article, Author, Event, Tag
+from tests.utils import parse_index, parse_urlset
+
+pytestmark = pytest.mark.django_db
+
+BASE = "https://www.example.com"
+T0 = datetime.datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=datetime.UTC)
+TEMPLATES = Path(__file__).parent / "testapp" / "templates" / "testapp"
+
+
+def urls(section: str, page: int = 1) -> list[Any]:
+    return parse_urlset(render_page(section, page, base_url=BASE).content)
+
+
+def test_model_sitemap_lists_every_row_with_updated_at(sitemaps: Any) -> None:
+    sitemapkit.register(Tag)
+    tags = [Tag.objects.create(slug=f"t{i}") for i in range(3)]
+    Tag.objects.filter(pk=tags[0].pk).update(updated_at=T0)
+    tags[0].refresh_from_db()
+    entries = urls("testapp-tag")
+    assert [e.loc for e in entries] == [f"{BASE}/tags/t{i}/" for i in range(3)]
+    assert entries[0].lastmod == "2026-03-04T05:06:07+00:00"
+    assert entries[0].changefreq is None and entries[0].priority is None
+
+
+def test_model_without_updated_at_has_no_lastmod(sitemaps: Any) -> None:
+    sitemapkit.register(Author)
+    Author.objects.create(name="x")
+    [entry] = urls("testapp-author")
+    assert entry.lastmod is None
+    [(_loc, lastmod)] = parse_index(render_index(base_url=BASE).content)
+    assert lastmod is None
+
+
+def test_lastmod_field_names_another_field_and_dates_stay_dates(sitemaps: Any) -> None:
+    @sitemapkit.register(Event)
+    class EventSitemap(sitemapkit.ModelSitemap):
+        lastmod_field = "modified"
+
+    Event.objects.create(url="/e/1/", modified=datetime.date(2026, 5, 1))
+    Event.objects.create(url="/e/2/", modified=None)
+    first, second = urls("testapp-event")
+    assert first.lastmod == "2026-05-01"
+    assert second.lastmod is None
+    # The index writes full datetimes, midnight of that same day.
+    [(_loc, lastmod)] = parse_index(render_index(base_url=BASE).content)
+    assert lastmod == "2026-05-01T00:00:00+00:00"
+
+
+def test_lastmod_field_none_turns_it_off(sitemaps: Any) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        lastmod_field = None
+
+    Article.objects.create(slug="a", updated_at=T0)
+    assert urls("testapp-article")[0].lastmod is None
+
+
+def test_attributes_and_methods(sitemaps: Any) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        priority = 0.6
+
+        def changefreq(self, obj: Article) -> str:
+            return "daily" if obj.slug == "hot" else "monthly"
+
+        def get_queryset(self) -> Any:
+            return Article.objects.filter(published=True)
+
+    Article.objects.create(slug="hot", updated_at=T0)
+    Article.objects.create(slug="cold", updated_at=T0)
+    Article.objects.create(slug="draft", updated_at=T0, published=False)
+    entries = urls("testapp-article")
+    assert [(e.loc.rsplit("/", 2)[1], e.changefreq, e.priority) for e in entries] == [
+        ("hot", "daily", "0.6"),
+        ("cold", "monthly", "0.6"),
+    ]
+
+
+def test_location_override(sitemaps: Any) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        def location(self, item: Article) -> str:
+            return f"/custom/{item.slug}/"
+
+    Article.objects.create(slug="x", updated_at=T0)
+    assert urls("testapp-article")[0].loc == f"{BASE}/custom/x/"
+
+
+def test_computed_bad_values_are_dropped_with_a_warning(
+    sitemaps: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        def priority(self, obj: Article) -> float:
+            return 1.5
+
+        def changefreq(self, obj: Article) -> str:
+            return "sometimes"
+
+    Article.objects.create(slug="x", updated_at=T0)
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        [entry] = urls("testapp-article")
+    assert entry.priority is None and entry.changefreq is None
+    assert "ignored priority 1.5" in caplog.text
+    assert "ignored changefreq 'sometimes'" in caplog.text
+
+
+def test_bad_locations_are_skipped_counted_and_logged(
+    sitemaps: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    @sitemapkit.register(Event)
+    class EventSitemap(sitemapkit.ModelSitemap):
+        lastmod_field = "modified"
+
+        def location(self, item: Event) -> str:
+            if item.url == "raise":
+                raise ValueError("boom")
+            return item.url
+
+    for url in [
+        "/ok/",
+        "raise",
+        "",
+        "https://evil.example.org/x",
+        "http://www.example.com/x",
+        "/" + "x" * 3000,
+        "/ok2/",
+    ]:
+        Event.objects.create(url=url)
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        rendered = render_page("testapp-event", 1, base_url=BASE)
+    assert [u.loc for u in parse_urlset(rendered.content)] == [f"{BASE}/ok/", f"{BASE}/ok2/"]
+    assert rendered.skipped == 5
+    assert caplog.text.count("skipped <Event: Event object") == 5
+    assert "location() raised ValueError: boom" in caplog.text
+
+
+def test_generic_sitemap_with_items(sitemaps: Any) -> None:
+    @sitemapkit.register(section="misc")
+    class MiscSitemap(sitemapkit.Sitemap):
+        limit = 2
+        changefreq = "never"
+        lastmod = datetime.date(2026, 1, 2)
+
+        def items(self) -> list[str]:
+            return ["/a/", "/b/", "/c/"]
+
+        def location(self, item: str) -> str:
+            return item
+
+    index = parse_index(render_index(base_url=BASE).content)
+    assert [loc for loc, _ in index] == [f"{BASE}/sitemap-misc-1.xml", f"{BASE}/sitemap-misc-2.xml"]
+    assert [e.loc for e in urls("misc", 2)] == [f"{BASE}/c/"]
+    assert urls("misc", 2)[0].lastmod == "2026-01-02"
+
+
+def test_static_view_sitemap_uses_template_mtime(sitemaps: Any) -> None:
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    stamp = datetime.datetime(2025, 6, 7, 8, 9, 10, tzinfo=datetime.UTC).timestamp()
+    os.utime(TEMPLATES / "home.html", (stamp, stamp))
+    home, about = urls("pages")
+    assert home.loc == f"{BASE}/" and about.loc == f"{BASE}/about/"
+    assert home.lastmod == "2025-06-07T08:09:10+00:00"
+    # Touching the template changes that URL's lastmod, and only that one.
+    later = stamp + 86400
+    os.utime(TEMPLATES / "home.html", (later, later))
+    home2, about2 = urls("pages")
+    assert home2.lastmod == "2025-06-08T08:09:10+00:00"
+    assert about2.lastmod == about.lastmod
+
+
+def test_static_view_sitemap_with_args_and_lastmod_override(sitemaps: Any) -> None:
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = [("article-detail", {"slug": "faq"}), ("author-detail", [7])]
+
+        def lastmod(self, item: Any) -> datetime.date:
+            return datetime.date(2020, 1, 1)
+
+    a, b = urls("pages")
+    assert (a.loc, b.loc) == (f"{BASE}/articles/faq/", f"{BASE}/authors/7/")
+    assert a.lastmod == "2020-01-01"
+
+
+def test_static_view_without_template_has_no_lastmod(sitemaps: Any) -> None:
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = [("tag-detail", {"slug": "x"})]
+
+    assert urls("pages")[0].lastmod is None
+
+
+def test_time_zone_conversion_keeps_instant_and_day(sitemaps: Any, settings: Any) -> None:
+    settings.TIME_ZONE = "Asia/Tokyo"
+    sitemapkit.register(Tag)
+    tag = Tag.objects.create(slug="t")
+    Tag.objects.filter(pk=tag.pk).update(
+        updated_at=datetime.datetime(2026, 1, 1, 20, 0, tzinfo=datetime.UTC)
+    )
+    assert urls("testapp-tag")[0].lastmod == "2026-01-02T05:00:00+09:00"

@@ -1,0 +1,54 @@
+import uuid
+
+from django.db import models
+from django.urls import reverse
+
+
+class Article(models.Model):
+    title = models.CharField(max_length=200, default="")
+    slug = models.CharField(max_length=1000)
+    published = models.BooleanField(default=True)
+    updated_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.slug
+
+    def get_absolute_url(self) -> str:
+        return reverse("article-detail", kwargs={"slug": self.slug})
+
+
+class Tag(models.Model):
+    slug = models.CharField(max_length=200)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def get_absolute_url(self) -> str:
+        return reverse("tag-detail", kwargs={"slug": self.slug})
+
+
+class Author(models.Model):
+    """No updated_at: listed without lastmod."""
+
+    name = models.CharField(max_length=100)
+
+    def get_absolute_url(self) -> str:
+        return reverse("author-detail", kwargs={"pk": self.pk})
+
+
+class Event(models.Model):
+    """lastmod from a DateField named otherwise; free-form URL for bad-input tests."""
+
+    url = models.CharField(max_length=4000)
+    modified = models.DateField(null=True)
+
+    def get_absolute_url(self) -> str:
+        return self.url
+
+
+class Document(models.Model):
+    """A UUID primary key: keys arrive in random order."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    updated_at = models.DateTimeField()
+
+    def get_absolute_url(self) -> str:
+        return f"/documents/{self.id}/"

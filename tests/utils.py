@@ -1,0 +1,70 @@
+"""Helpers the tests share: fetching, parsing and crawling sitemaps as a crawler would."""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from django.test import Client
+from lxml import etree
+
+from tests.xsd import validate_index, validate_urlset
+
+NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+@dataclass(frozen=True)
+class Url:
+    loc: str
+    lastmod: str | None
+    changefreq: str | None
+    priority: str | None
+
+
+def _text(element: etree._Element, tag: str) -> str | None:
+    child = element.find(f"sm:{tag}", NS)
+    return None if child is None else child.text
+
+
+def parse_urlset(content: bytes) -> list[Url]:
+    """Validate against sitemap.xsd and return the entries."""
+    root = validate_urlset(content)
+    return [
+        Url(
+            _text(u, "loc") or "", _text(u, "lastmod"), _text(u, "changefreq"), _text(u, "priority")
+        )
+        for u in root.findall("sm:url", NS)
+    ]
+
+
+def parse_index(content: bytes) -> list[tuple[str, str | None]]:
+    """Validate against siteindex.xsd and return (loc, lastmod) pairs."""
+    root = validate_index(content)
+    return [(_text(s, "loc") or "", _text(s, "lastmod")) for s in root.findall("sm:sitemap", NS)]
+
+
+def path_of(url: str) -> str:
+    return urlsplit(url).path
+
+
+def get_ok(client: Client, path: str) -> bytes:
+    response = client.get(path)
+    assert response.status_code == 200, (path, response.status_code)
+    return bytes(response.content)
+
+
+def crawl(client: Client, index_path: str = "/sitemap.xml") -> dict[str, list[Url]]:
+    """Follow the index to every file; return {file path: entries}."""
+    files: dict[str, list[Url]] = {}
+    for loc, _lastmod in parse_index(get_ok(client, index_path)):
+        files[path_of(loc)] = parse_urlset(get_ok(client, path_of(loc)))
+    return files
+
+
+def all_urls(client: Client) -> list[Url]:
+    return [url for urls in crawl(client).values() for url in urls]
+
+
+def gunzip(content: bytes) -> bytes:
+    return gzip.decompress(content)
