@@ -31,6 +31,8 @@ DEFAULTS: dict[str, Any] = {
     "X_ROBOTS_TAG": "noindex",
     # Query parameters removed from every <loc>, matched case-insensitively.
     "STRIP_QUERY_PARAMS": DEFAULT_STRIP_PARAMS,
+    # Filesystem path of the robots.txt that `sitemapkit_robots` maintains.
+    "ROBOTS_TXT_PATH": None,
 }
 
 
@@ -42,6 +44,7 @@ class SitemapkitSettings:
     CACHE_TIMEOUT: int | None
     X_ROBOTS_TAG: str | None
     STRIP_QUERY_PARAMS: tuple[str, ...]
+    ROBOTS_TXT_PATH: str | None
 
 
 def user_settings() -> dict[str, Any]:

@@ -173,18 +173,18 @@ def _remove_dot_segments(path: str) -> str:
 def _normalise_host(host: str) -> str:
     """Lower-case, IDNA-encode and validate a host name or IP literal."""
     if not host:
-        raise ValueError("has no host")
+        raise ValueError("the URL has no host")
     if host.startswith("["):
         if not host.endswith("]"):
-            raise ValueError(f"invalid IPv6 address {host!r}")
+            raise ValueError(f"host {host!r} is not a valid IPv6 address")
         literal = host[1:-1]
         if "%" in literal:
             # Zone ids only make sense on the machine that wrote them.
-            raise ValueError(f"IPv6 zone ids are not allowed in {host!r}")
+            raise ValueError(f"host {host!r}: IPv6 zone ids are not allowed")
         try:
             return f"[{ipaddress.IPv6Address(literal).compressed}]"
         except ValueError:
-            raise ValueError(f"invalid IPv6 address {host!r}") from None
+            raise ValueError(f"host {host!r} is not a valid IPv6 address") from None
     name = host.lower()
     if not name.isascii():
         if not _IDNA_DEVIATIONS.isdisjoint(name):
@@ -196,6 +196,10 @@ def _normalise_host(host: str) -> str:
             name = name.encode("idna").decode("ascii").lower()
         except UnicodeError:
             raise ValueError(f"host {host!r} is not a valid domain name") from None
+    if name.endswith("."):
+        # DNS-wise the same host, but a different string for every
+        # comparison search engines make: one spelling only.
+        raise ValueError(f"host {host!r} ends with a dot; write it without")
     if len(name) > 253 or not _HOSTNAME(name):
         raise ValueError(f"host {host!r} is not a valid domain name")
     if _IPV4_LIKE(name):
@@ -204,7 +208,7 @@ def _normalise_host(host: str) -> str:
         try:
             ipaddress.IPv4Address(name)
         except ValueError:
-            raise ValueError(f"invalid IPv4 address {host!r}") from None
+            raise ValueError(f"host {host!r} is not a valid IPv4 address") from None
     return name
 
 
@@ -212,12 +216,12 @@ def _normalise_authority(authority: str, scheme: str) -> str:
     """``host[:port]`` in canonical form; the scheme's default port is dropped."""
     if "@" in authority:
         # "https://www.example.com@evil.example/" is a URL on evil.example.
-        raise ValueError("must not contain user information ('user@')")
+        raise ValueError("user information ('user@') before the host is not allowed")
     if authority.startswith("["):
         # An IPv6 literal contains ":" itself; the port follows the "]".
         end = authority.find("]") + 1
         if not end:
-            raise ValueError(f"invalid IPv6 address {authority!r}")
+            raise ValueError(f"host {authority!r} is not a valid IPv6 address")
         host, port = authority[:end], authority[end:]
         if port and not port.startswith(":"):
             raise ValueError(f"invalid host {authority!r}")
@@ -403,7 +407,7 @@ class LocationBuilder:
                 try:
                     netloc = _normalise_authority(authority, scheme)
                 except ValueError as exc:
-                    raise InvalidLocation(f"invalid host: {exc}") from None
+                    raise InvalidLocation(str(exc)) from None
                 if netloc != self._netloc:
                     raise InvalidLocation(f"points to another host ({netloc})")
             if scheme != self._scheme:
@@ -434,7 +438,7 @@ class LocationBuilder:
         kept = [param for param in params if _param_name(param) not in self._strip]
         if len(kept) == len(params):
             return query
-        # "?sid=1&" leaves only empty pieces: nothing worth a "?".
+        # "?sessionid=1&" leaves only empty pieces: nothing worth a "?".
         return "&".join(kept) if any(kept) else ""
 
     def _strip_path_params(self, path: str) -> str:

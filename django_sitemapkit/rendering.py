@@ -21,7 +21,7 @@ from django_sitemapkit.conf import get_settings
 from django_sitemapkit.locations import LocationBuilder
 from django_sitemapkit.pages import PageNotFound
 from django_sitemapkit.registry import SitemapRegistry, registry
-from django_sitemapkit.sitemaps import RenderContext
+from django_sitemapkit.sitemaps import RenderContext, newest_of
 from django_sitemapkit.w3c import format_lastmod, to_aware
 from django_sitemapkit.writer import IndexWriter
 
@@ -106,8 +106,7 @@ def render_index(*, base_url: str, sitemaps: SitemapRegistry = registry) -> Rend
                 # Always a full datetime in the index: one format per file, and
                 # a date becomes midnight of its own day, never the day before.
                 lastmod = format_lastmod(summary.lastmod, context.tz, date_only=False)
-                aware = to_aware(summary.lastmod, context.tz)
-                newest = aware if newest is None or aware > newest else newest
+                newest = newest_of(newest, to_aware(summary.lastmod, context.tz))
             writer.add(base_url + page_path(sitemap.name, summary.number), lastmod)
     if writer.count == 0:
         raise PageNotFound(0)

@@ -63,6 +63,9 @@ class EntryFactory:
         self.priority_attr = sitemap.priority
         self.extra_xml = sitemap.extra_xml
         self.skipped = 0
+        # lastmod of the last entry built, as an aware datetime, so callers can
+        # track a file's newest lastmod without asking the sitemap twice.
+        self.last_lastmod: datetime.datetime | None = None
 
     def __call__(self, item: Any) -> UrlEntry | None:
         sitemap = self.sitemap
@@ -77,7 +80,9 @@ class EntryFactory:
             return None
         lastmod_value = self.lastmod(item)
         lastmod = None
+        self.last_lastmod = None
         if lastmod_value is not None:
+            self.last_lastmod = to_aware(lastmod_value, self.context.tz)
             if self.date_only is None:
                 self.date_only = not isinstance(lastmod_value, datetime.datetime)
             lastmod = format_lastmod(lastmod_value, self.context.tz, date_only=self.date_only)
@@ -115,6 +120,14 @@ class EntryFactory:
     def _skip(self, item: Any, reason: str) -> None:
         self.skipped += 1
         logger.warning("Sitemap section %r: skipped %r: %s.", self.sitemap.section, item, reason)
+
+
+def newest_of(
+    newest: datetime.datetime | None, candidate: datetime.datetime | None
+) -> datetime.datetime | None:
+    if candidate is None:
+        return newest
+    return candidate if newest is None or candidate > newest else newest
 
 
 def _valid_priority(value: object) -> bool:
@@ -210,10 +223,7 @@ class Sitemap:
                 cuts.append((start, index, newest))
                 writer, start, newest = self._new_writer(), index, None
                 writer.add(entry)
-            value = self.item_lastmod(item)
-            if value is not None:
-                aware = to_aware(value, context.tz)
-                newest = aware if newest is None or aware > newest else newest
+            newest = newest_of(newest, factory.last_lastmod)
         if writer.count:
             cuts.append((start, len(items), newest))
         return cuts
@@ -237,10 +247,7 @@ class Sitemap:
             if not writer.add(entry):
                 self.page_overflowed(number, key)
                 break
-            value = self.item_lastmod(item)
-            if value is not None:
-                aware = to_aware(value, context.tz)
-                newest = aware if newest is None or aware > newest else newest
+            newest = newest_of(newest, factory.last_lastmod)
         if writer.count == 0:
             # An empty <urlset> is invalid against the schema: nothing to serve.
             raise PageNotFound(number)
