@@ -11,6 +11,7 @@ import datetime
 import gzip
 import hashlib
 import posixpath
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -90,24 +91,47 @@ def render_page(
     return RenderedFile(page.content, page.lastmod, page.url_count, page.skipped)
 
 
-def render_index(*, base_url: str, sitemaps: SitemapRegistry = registry) -> RenderedFile:
-    """The ``<sitemapindex>``: one entry per non-empty page of every section.
+@dataclass(frozen=True)
+class IndexEntry:
+    """One ``<sitemap>`` of the index: a page and the lastmod to announce for it."""
 
-    Raises PageNotFound when no section has a page (an empty index is not
-    valid), IndexFull past 50,000 files.
+    section: str
+    number: int
+    lastmod: datetime.datetime | datetime.date | None
+
+
+def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile:
+    """The ``<sitemapindex>`` naming ``entries`` in order.
+
+    Raises PageNotFound when there is no entry (an empty index is not valid),
+    IndexFull past 50,000 files.
     """
-    context = make_context(base_url)
+    tz = site_time_zone()
     writer = IndexWriter()
     newest: datetime.datetime | None = None
-    for sitemap in sitemaps:
-        for summary in sitemap.page_summaries(context):
-            lastmod = None
-            if summary.lastmod is not None:
-                # Always a full datetime in the index: one format per file, and
-                # a date becomes midnight of its own day, never the day before.
-                lastmod = format_lastmod(summary.lastmod, context.tz, date_only=False)
-                newest = newest_of(newest, to_aware(summary.lastmod, context.tz))
-            writer.add(base_url + page_path(sitemap.name, summary.number), lastmod)
+    for entry in entries:
+        lastmod = None
+        if entry.lastmod is not None:
+            # Always a full datetime in the index: one format per file, and a
+            # date becomes midnight of its own day, never the day before.
+            lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
+            newest = newest_of(newest, to_aware(entry.lastmod, tz))
+        writer.add(base_url + page_path(entry.section, entry.number), lastmod)
     if writer.count == 0:
         raise PageNotFound(0)
     return RenderedFile(writer.getvalue(), newest, url_count=writer.count)
+
+
+def index_entries(
+    *, base_url: str, sitemaps: SitemapRegistry = registry
+) -> Iterator[IndexEntry]:
+    """Every non-empty page of every section, with the newest lastmod of its rows."""
+    context = make_context(base_url)
+    for sitemap in sitemaps:
+        for summary in sitemap.page_summaries(context):
+            yield IndexEntry(sitemap.name, summary.number, summary.lastmod)
+
+
+def render_index(*, base_url: str, sitemaps: SitemapRegistry = registry) -> RenderedFile:
+    """The index as the database has it now: one entry per non-empty page."""
+    return write_index(index_entries(base_url=base_url, sitemaps=sitemaps), base_url=base_url)
