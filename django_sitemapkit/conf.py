@@ -31,6 +31,14 @@ DEFAULTS: dict[str, Any] = {
     "X_ROBOTS_TAG": "noindex",
     # Query parameters removed from every <loc>, matched case-insensitively.
     "STRIP_QUERY_PARAMS": DEFAULT_STRIP_PARAMS,
+    # Where `sitemapkit_build` publishes: a STORAGES alias, or None for the
+    # local folder BUILD_DIR (default: <BASE_DIR>/sitemaps).
+    "STORAGE": None,
+    "BUILD_DIR": None,
+    # Also write (and serve from the build) a .xml.gz beside every .xml.
+    "GZIP": True,
+    # Let the views serve the published build instead of rendering, when one exists.
+    "SERVE_BUILT_FILES": True,
     # Filesystem path of the robots.txt that `sitemapkit_robots` maintains.
     "ROBOTS_TXT_PATH": None,
 }
@@ -45,6 +53,10 @@ class SitemapkitSettings:
     X_ROBOTS_TAG: str | None
     STRIP_QUERY_PARAMS: tuple[str, ...]
     ROBOTS_TXT_PATH: str | None
+    STORAGE: str | None
+    BUILD_DIR: str | None
+    GZIP: bool
+    SERVE_BUILT_FILES: bool
 
 
 def user_settings() -> dict[str, Any]:

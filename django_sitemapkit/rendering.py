@@ -122,9 +122,7 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
     return RenderedFile(writer.getvalue(), newest, url_count=writer.count)
 
 
-def index_entries(
-    *, base_url: str, sitemaps: SitemapRegistry = registry
-) -> Iterator[IndexEntry]:
+def index_entries(*, base_url: str, sitemaps: SitemapRegistry = registry) -> Iterator[IndexEntry]:
     """Every non-empty page of every section, with the newest lastmod of its rows."""
     context = make_context(base_url)
     for sitemap in sitemaps:

@@ -144,6 +144,8 @@ class RenderedPage:
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
+    # The page did not fit and was split: a new page now holds the rest.
+    overflowed: bool = False
 
 
 class Sitemap:
@@ -240,18 +242,20 @@ class Sitemap:
         factory = EntryFactory(self, context)
         writer = self._new_writer()
         newest: datetime.datetime | None = None
+        overflowed = False
         for key, item in self.page_items(number, context):
             entry = factory(item)
             if entry is None:
                 continue
             if not writer.add(entry):
                 self.page_overflowed(number, key)
+                overflowed = True
                 break
             newest = newest_of(newest, factory.last_lastmod)
         if writer.count == 0:
             # An empty <urlset> is invalid against the schema: nothing to serve.
             raise PageNotFound(number)
-        return RenderedPage(writer.getvalue(), writer.count, factory.skipped, newest)
+        return RenderedPage(writer.getvalue(), writer.count, factory.skipped, newest, overflowed)
 
 
 class ModelSitemap(Sitemap):

@@ -14,6 +14,7 @@ from django_sitemapkit.cache import file_key, get_cache, get_or_render, section_
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.locations import parse_base_url
 from django_sitemapkit.pages import PageNotFound
+from django_sitemapkit.publishing import INDEX_NAME, page_filename, published_file
 from django_sitemapkit.registry import registry
 from django_sitemapkit.rendering import RenderedFile, SectionNotFound, render_index, render_page
 
@@ -36,22 +37,50 @@ def site_base_url(request: HttpRequest) -> str:
     return parse_base_url(conf.BASE_URL)
 
 
+def _built(filename: str, gz: bool) -> RenderedFile | None:
+    """The file from the published build (sitemapkit_build), if there is one."""
+    conf = get_settings()
+    if not conf.SERVE_BUILT_FILES or conf.USE_REQUEST_HOST:
+        # A build is made for BASE_URL; per-host sites render per request.
+        return None
+    try:
+        found = published_file(filename + (".gz" if gz else ""))
+    except FileNotFoundError:
+        raise Http404("No such sitemap file in the published build.") from None
+    return None if found is None else RenderedFile(*found)
+
+
 def _serve(
     request: HttpRequest,
-    kind: str,
+    filename: str,
     sections: list[str],
     render: Callable[[str], RenderedFile],
     gz: bool,
 ) -> HttpResponseBase:
+    served = _built(filename, gz)
+    if served is None:
+        served = _render_cached(request, filename, sections, render, gz)
+    return _respond(request, served, gz)
+
+
+def _render_cached(
+    request: HttpRequest,
+    filename: str,
+    sections: list[str],
+    render: Callable[[str], RenderedFile],
+    gz: bool,
+) -> RenderedFile:
     base_url = site_base_url(request)
     cache = get_cache()
-    key = None if cache is None else file_key(kind, base_url, section_tokens(cache, sections))
+    key = None if cache is None else file_key(filename, base_url, section_tokens(cache, sections))
     try:
         xml = get_or_render(cache, key and f"{key}:xml", lambda: render(base_url))
-        served = get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
+        return get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
     except (SectionNotFound, PageNotFound):
         raise Http404("No such sitemap file.") from None
 
+
+def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpResponseBase:
     response = HttpResponse(
         served.content, content_type=GZIP_CONTENT_TYPE if gz else XML_CONTENT_TYPE
     )
@@ -76,7 +105,7 @@ def index(request: HttpRequest, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
     return _serve(
         request,
-        "index",
+        INDEX_NAME,
         registry.sections(),
         lambda base_url: render_index(base_url=base_url),
         gz,
@@ -91,7 +120,7 @@ def section(request: HttpRequest, section: str, page: str, gz: bool = False) -> 
     number = int(page)
     return _serve(
         request,
-        f"page:{section}:{number}",
+        page_filename(section, number),
         [section],
         lambda base_url: render_page(section, number, base_url=base_url),
         gz,

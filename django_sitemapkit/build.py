@@ -1,0 +1,269 @@
+"""Pre-rendering every sitemap file into a storage: the engine of ``sitemapkit_build``.
+
+Pages are rendered by the same code the views use (``Sitemap.render_page`` and
+``rendering.write_index``), so a built file and a served file are the same
+bytes. A manifest of content hashes makes builds incremental: every page is
+rendered, but only pages whose bytes changed are written, and the index
+announces a new lastmod for every page whose bytes changed -- also when the
+change was a deletion, which no ``updated_at`` shows.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from django_sitemapkit.conf import get_settings
+from django_sitemapkit.locations import parse_base_url
+from django_sitemapkit.pages import PageNotFound
+from django_sitemapkit.publishing import (
+    INDEX_NAME,
+    FileRecord,
+    Manifest,
+    Publisher,
+    Transaction,
+    get_publisher,
+    page_filename,
+)
+from django_sitemapkit.registry import SitemapRegistry, registry
+from django_sitemapkit.rendering import IndexEntry, RenderedFile, make_context, write_index
+from django_sitemapkit.sitemaps import RenderContext, RenderedPage, Sitemap
+
+
+class BuildError(Exception):
+    """The build failed; nothing was published."""
+
+
+@dataclass
+class BuildResult:
+    sections: int = 0
+    written: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    urls: int = 0
+    skipped: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    dry_run: bool = False
+    published: bool = False
+    cleaned: int = 0
+
+    def summary(self) -> str:
+        verb = "would write" if self.dry_run else "written"
+        return (
+            f"{self.sections} section{'s' if self.sections != 1 else ''}: "
+            f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
+            f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped), "
+            f"{self.bytes:,} bytes in {self.seconds:.2f} s."
+        )
+
+
+Progress = Callable[[int, int], None]
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def render_section(
+    sitemap: Sitemap, context: RenderContext, numbers: list[int]
+) -> Iterator[tuple[int, RenderedPage]]:
+    """Pages ``numbers`` of a section, then any page split off while rendering them."""
+    done: set[int] = set()
+    pending = numbers
+    while True:
+        overflowed = False
+        for number in pending:
+            done.add(number)
+            try:
+                page = sitemap.render_page(number, context)
+            except PageNotFound:
+                continue  # every URL of the page was skipped
+            overflowed = overflowed or page.overflowed
+            yield number, page
+        if not overflowed:
+            return
+        pending = [s.number for s in sitemap.page_summaries(context) if s.number not in done]
+
+
+class Builder:
+    def __init__(
+        self,
+        *,
+        publisher: Publisher | None = None,
+        sitemaps: SitemapRegistry = registry,
+        full: bool = False,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> None:
+        conf = get_settings()
+        if not conf.BASE_URL:
+            raise BuildError("SITEMAPKIT['BASE_URL'] is not set: a build needs absolute URLs.")
+        try:
+            self.base_url = parse_base_url(conf.BASE_URL)
+        except ValueError as exc:
+            raise BuildError(f"SITEMAPKIT['BASE_URL'] is malformed: {exc}") from None
+        self.publisher = publisher or get_publisher()
+        self.sitemaps = sitemaps
+        self.full = full
+        self.dry_run = dry_run
+        self.gzip = conf.GZIP
+        self.progress = progress
+        # The lastmod announced for a page whose bytes changed while its rows'
+        # newest lastmod did not (a deletion): the moment of this build.
+        self.started = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0)
+
+    def run(self, sections: list[str] | None = None, *, wait: float = 0) -> BuildResult:
+        unknown = sorted(set(sections or []) - set(self.sitemaps.sections()))
+        if unknown:
+            raise BuildError(
+                f"Unknown section {', '.join(map(repr, unknown))}; registered: "
+                f"{', '.join(self.sitemaps.sections()) or 'none'}."
+            )
+        start = time.perf_counter()
+        with self.publisher.lock(wait=wait):
+            result = BuildResult(dry_run=self.dry_run)
+            if not self.dry_run:
+                result.cleaned = self.publisher.cleanup()
+            previous = self.publisher.manifest()
+            manifest = Manifest(
+                generation=f"{self.started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}",
+                built_at=self.started.isoformat(),
+                base_url=self.base_url,
+                gzip=self.gzip,
+                previous_generation=None if previous is None else previous.generation,
+            )
+            transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
+            try:
+                self._build(manifest, previous, transaction, set(sections or []), result)
+            except BaseException:
+                if transaction is not None:
+                    transaction.abort()
+                raise
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _build(
+        self,
+        manifest: Manifest,
+        previous: Manifest | None,
+        transaction: Transaction | None,
+        selected: set[str],
+        result: BuildResult,
+    ) -> None:
+        old = {} if previous is None else {record.name: record for record in previous.pages}
+        # Previous gzip files can be reused only if the previous build made them.
+        old_gzip = previous is not None and previous.gzip
+        context = make_context(self.base_url)
+        # One pass over the sections' page lists first, for the progress total.
+        numbers = {
+            sitemap.name: [summary.number for summary in sitemap.page_summaries(context)]
+            for sitemap in self.sitemaps
+            if _wanted(sitemap, selected)
+        }
+        total = sum(len(pages) for pages in numbers.values())
+        done = 0
+
+        def keep(name: str) -> None:
+            result.unchanged += 1
+            if transaction is not None:
+                transaction.keep(name)
+
+        def keep_or_write(name: str, data: bytes, unchanged: bool) -> None:
+            if unchanged and not self.full:
+                keep(name)
+            else:
+                result.written.append(name)
+                if transaction is not None:
+                    transaction.write(name, data)
+
+        for sitemap in self.sitemaps:
+            result.sections += 1
+            if sitemap.name not in numbers:
+                # Not rebuilt this time: its published files stay as they are.
+                for record in sorted(old.values(), key=lambda r: r.number):
+                    if record.section == sitemap.name:
+                        manifest.pages.append(record)
+                        keep(record.name)
+                        if self.gzip and old_gzip:
+                            keep(record.name + ".gz")
+                continue
+            records = []
+            for number, page in render_section(sitemap, context, numbers[sitemap.name]):
+                name = page_filename(sitemap.name, number)
+                digest = sha256(page.content)
+                before = old.get(name)
+                unchanged = before is not None and before.sha256 == digest
+                record = FileRecord(
+                    section=sitemap.name,
+                    number=number,
+                    sha256=digest,
+                    size=len(page.content),
+                    urls=page.url_count,
+                    lastmod=self._announced_lastmod(page, before, unchanged),
+                )
+                records.append(record)
+                keep_or_write(name, page.content, unchanged)
+                if self.gzip:
+                    packed = RenderedFile(page.content, None).gzipped().content
+                    keep_or_write(name + ".gz", packed, unchanged and old_gzip)
+                result.urls += page.url_count
+                result.skipped += page.skipped
+                result.bytes += len(page.content)
+                done += 1
+                if self.progress is not None:
+                    self.progress(done, max(total, done))
+            manifest.pages.extend(sorted(records, key=lambda r: r.number))
+
+        try:
+            index = write_index(
+                (IndexEntry(r.section, r.number, r.lastmod_value()) for r in manifest.pages),
+                base_url=self.base_url,
+            )
+        except PageNotFound:
+            raise BuildError("No section has a URL to list: nothing to publish.") from None
+        manifest.index_sha256 = sha256(index.content)
+        manifest.index_lastmod = (
+            None if index.last_modified is None else index.last_modified.isoformat()
+        )
+        index_files = {INDEX_NAME: index.content}
+        if self.gzip:
+            index_files[INDEX_NAME + ".gz"] = index.gzipped().content
+        result.bytes += len(index.content)
+        index_unchanged = previous is not None and previous.index_sha256 == manifest.index_sha256
+        current = set(manifest.files())
+        result.removed = (
+            [] if previous is None else [n for n in previous.files() if n not in current]
+        )
+        if index_unchanged and not result.written and not result.removed and not self.full:
+            result.unchanged += len(index_files)
+            if transaction is not None:
+                transaction.abort()  # nothing changed: keep the published set as it is
+            return
+        result.written.extend(index_files)
+        if transaction is not None:
+            transaction.publish(index_files, manifest)
+            result.published = True
+
+    def _announced_lastmod(
+        self, page: RenderedPage, before: FileRecord | None, unchanged: bool
+    ) -> str | None:
+        newest = page.lastmod
+        if before is None:
+            return None if newest is None else newest.isoformat()
+        if unchanged:
+            return before.lastmod
+        previous = before.lastmod_value()
+        if newest is not None and (previous is None or newest > previous):
+            return newest.isoformat()
+        # The bytes changed but no row says so (a deletion, an unpublished
+        # row, a changed location): announce the build's own time.
+        return self.started.isoformat()
+
+
+def _wanted(sitemap: Sitemap, selected: set[str]) -> bool:
+    return not selected or sitemap.name in selected

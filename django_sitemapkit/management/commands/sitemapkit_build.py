@@ -1,0 +1,88 @@
+"""``manage.py sitemapkit_build``: pre-render and publish every sitemap file."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from django_sitemapkit.build import Builder, BuildError
+from django_sitemapkit.publishing import BuildLocked, PublishError
+from django_sitemapkit.writer import IndexFull
+
+
+class Command(BaseCommand):
+    help = (
+        "Render the sitemap index and every page of every section into the configured storage, "
+        "publishing the new set atomically. Incremental: only changed files are written."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--section",
+            action="append",
+            dest="sections",
+            metavar="NAME",
+            help="Rebuild only this section (repeatable); other sections keep their files.",
+        )
+        parser.add_argument(
+            "--full", action="store_true", help="Rewrite every file, changed or not."
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Report what would change; write nothing.",
+        )
+        parser.add_argument(
+            "--wait",
+            type=float,
+            default=0,
+            metavar="SECONDS",
+            help="Wait up to SECONDS for a running build instead of stopping at once.",
+        )
+        parser.add_argument(
+            "--no-progress", action="store_true", help="No progress bar, even on a terminal."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        verbosity: int = options["verbosity"]
+        show_progress = (
+            verbosity >= 1 and not options["no_progress"] and sys.stderr.isatty()
+        )
+        try:
+            builder = Builder(
+                full=options["full"],
+                dry_run=options["dry_run"],
+                progress=self._progress if show_progress else None,
+            )
+            result = builder.run(options["sections"], wait=options["wait"])
+        except BuildLocked as exc:
+            raise CommandError(str(exc)) from None
+        except (BuildError, PublishError, IndexFull) as exc:
+            raise CommandError(f"Sitemap build failed, nothing was published: {exc}") from None
+        except Exception as exc:
+            raise CommandError(
+                f"Sitemap build failed, nothing was published: {type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            if show_progress:
+                sys.stderr.write("\n")
+
+        if verbosity >= 2:
+            for name in result.written:
+                self.stdout.write(f"{'Would write' if result.dry_run else 'Wrote'} {name}")
+            for name in result.removed:
+                self.stdout.write(f"{'Would remove' if result.dry_run else 'Removed'} {name}")
+            if result.cleaned:
+                self.stdout.write(f"Cleaned {result.cleaned} leftovers of earlier builds.")
+        if verbosity >= 1:
+            prefix = "Dry run: " if result.dry_run else ""
+            where = builder.publisher.description
+            self.stdout.write(f"{prefix}{result.summary()} ({where})")
+
+    def _progress(self, done: int, total: int) -> None:
+        width = 30
+        filled = width * done // total if total else width
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} pages")
+        sys.stderr.flush()

@@ -1,0 +1,244 @@
+"""``manage.py sitemapkit_robots``: list the sitemap index in robots.txt.
+
+What changes in the file is decided by :func:`django_sitemapkit.robots.plan_update`;
+this command only finds the file and the index URL, reports, and writes when
+something changed.  An unchanged file is not rewritten at all (its mtime stays),
+so the command is safe to run on every deploy.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.urls import NoReverseMatch
+
+from django_sitemapkit.conf import get_settings
+from django_sitemapkit.locations import parse_base_url
+from django_sitemapkit.rendering import index_path
+from django_sitemapkit.robots import (
+    Action,
+    RobotsUpdate,
+    decode,
+    encode,
+    plan_update,
+    sitemap_line,
+    split_lines,
+    write_atomically,
+)
+
+_LINE_ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
+
+
+class Command(BaseCommand):
+    help = (
+        "Add 'Sitemap: <index URL>' to robots.txt, replacing a stale line this app wrote "
+        "for another location of the site. Changes nothing when the line is already there."
+    )
+    # BASE_URL and the file are validated here with precise messages; a full
+    # system-check run would only stop --print in a half-configured project.
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--file",
+            metavar="PATH",
+            help="The robots.txt to update (default: SITEMAPKIT['ROBOTS_TXT_PATH']). "
+            "Created when missing; its directory must exist.",
+        )
+        parser.add_argument(
+            "--base-url",
+            metavar="URL",
+            help="The site's absolute URL (default: SITEMAPKIT['BASE_URL']).",
+        )
+        mode = parser.add_mutually_exclusive_group()
+        mode.add_argument(
+            "--check",
+            action="store_true",
+            help="Exit with status 1 when the file does not list the index (or lists a "
+            "stale one). Writes nothing.",
+        )
+        mode.add_argument(
+            "--print",
+            action="store_true",
+            help="Print the Sitemap line only. Reads and writes no file.",
+        )
+        mode.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Show the change as a unified diff. Writes nothing.",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        index_url = self.index_url(options["base_url"])
+        if options["print"]:
+            # The requested output, so printed at every verbosity.
+            self.stdout.write(sitemap_line(index_url))
+            return
+        path = self.robots_path(options["file"])
+        original = self.read(path)
+        update = plan_update(decode(original or b""), index_url)
+        self.detail(f"Index URL: {index_url}", options)
+        self.detail(self.describe_file(path, original, update), options)
+        if options["check"]:
+            self.run_check(path, original, update, index_url, options)
+        elif options["dry_run"]:
+            self.run_dry_run(path, original, update, index_url, options)
+        else:
+            self.write(path, original, update, index_url, options)
+
+    # ------------------------------------------------------------------ inputs
+
+    def index_url(self, base_url_option: str | None) -> str:
+        source = "--base-url" if base_url_option is not None else "SITEMAPKIT['BASE_URL']"
+        raw = base_url_option if base_url_option is not None else get_settings().BASE_URL
+        if not raw:
+            raise CommandError(
+                f"{source} is not set: the Sitemap line needs the site's absolute URL, "
+                "e.g. 'https://www.example.com'."
+            )
+        try:
+            base_url = parse_base_url(raw)
+        except ValueError as exc:
+            raise CommandError(f"{source} is malformed: {exc}.") from None
+        try:
+            return base_url + index_path()
+        except NoReverseMatch:
+            raise CommandError(
+                "The URL of the sitemap index cannot be reversed ('sitemapkit:index'): "
+                "include 'django_sitemapkit.urls' in the ROOT_URLCONF."
+            ) from None
+
+    def robots_path(self, file_option: str | None) -> Path:
+        value = file_option or get_settings().ROBOTS_TXT_PATH
+        if not value:
+            raise CommandError(
+                "No robots.txt to update: pass --file PATH or set SITEMAPKIT['ROBOTS_TXT_PATH']."
+            )
+        path = Path(value)
+        if path.is_dir():
+            raise CommandError(f"{path} is a directory; name the robots.txt file itself.")
+        if not path.parent.is_dir():
+            raise CommandError(f"Cannot create {path}: the directory {path.parent} does not exist.")
+        return path
+
+    def read(self, path: Path) -> bytes | None:
+        """The file's bytes, or None when it does not exist yet."""
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise CommandError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+
+    # ------------------------------------------------------------------ modes
+
+    def run_check(
+        self,
+        path: Path,
+        original: bytes | None,
+        update: RobotsUpdate,
+        index_url: str,
+        options: dict[str, Any],
+    ) -> None:
+        if original is None:
+            raise CommandError(f"{path} does not exist, so it does not list {index_url}.")
+        if update.action is Action.ADDED:
+            raise CommandError(f"{path} has no 'Sitemap: {index_url}' line.")
+        if update.action is Action.REPLACED:
+            raise CommandError(
+                f"{path} lists a stale sitemap index ({', '.join(update.stale)}) "
+                f"instead of {index_url}."
+            )
+        if update.action is Action.REMOVED_STALE:
+            raise CommandError(
+                f"{path} lists {index_url} but also a stale sitemap index "
+                f"({', '.join(update.stale)})."
+            )
+        self.summary(f"{path} lists {index_url}.", options)
+
+    def run_dry_run(
+        self,
+        path: Path,
+        original: bytes | None,
+        update: RobotsUpdate,
+        index_url: str,
+        options: dict[str, Any],
+    ) -> None:
+        if update.changed:
+            self.summary(diff(path, original, update.text), options)
+        self.summary(
+            "Dry run, nothing written: " + outcome(path, original, update, index_url, would=True),
+            options,
+        )
+
+    def write(
+        self,
+        path: Path,
+        original: bytes | None,
+        update: RobotsUpdate,
+        index_url: str,
+        options: dict[str, Any],
+    ) -> None:
+        if update.changed:
+            data = encode(update.text)
+            try:
+                write_atomically(path, data)
+            except OSError as exc:
+                raise CommandError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+            self.detail(f"Wrote {len(data)} bytes to {path} (atomic replace).", options)
+        self.summary(outcome(path, original, update, index_url, would=False), options)
+
+    # ------------------------------------------------------------------ output
+
+    def describe_file(self, path: Path, original: bytes | None, update: RobotsUpdate) -> str:
+        if original is None:
+            return f"File: {path} (missing, will be created)"
+        ending = _LINE_ENDING_NAMES[update.line_ending]
+        return f"File: {path} ({len(original)} bytes, {ending} line endings)"
+
+    def summary(self, message: str, options: dict[str, Any]) -> None:
+        if options["verbosity"] >= 1:
+            self.stdout.write(message)
+
+    def detail(self, message: str, options: dict[str, Any]) -> None:
+        if options["verbosity"] >= 2:
+            self.stdout.write(message)
+
+
+def outcome(
+    path: Path, original: bytes | None, update: RobotsUpdate, index_url: str, *, would: bool
+) -> str:
+    """The one-line summary, in the past tense or as what would happen."""
+    line = sitemap_line(index_url)
+    stale = ", ".join(update.stale)
+    if update.action is Action.ADDED:
+        created = " (creating the file)" if original is None else ""
+        return f"{'Would add' if would else 'Added'} '{line}' to {path}{created}."
+    if update.action is Action.REPLACED:
+        verb = "Would replace" if would else "Replaced"
+        return f"{verb} stale {stale} with {index_url} in {path}."
+    if update.action is Action.REMOVED_STALE:
+        verb = "Would remove" if would else "Removed"
+        return f"{verb} stale {stale} from {path}, which already lists {index_url}."
+    return f"{path} already lists {index_url}."
+
+
+def diff(path: Path, original: bytes | None, new_text: str) -> str:
+    """A unified diff of the lines; line endings are not shown (they never change)."""
+    old_text = decode(original or b"")
+    lines = difflib.unified_diff(
+        [printable(content) for content, _ in split_lines(old_text)],
+        [printable(content) for content, _ in split_lines(new_text)],
+        fromfile="/dev/null" if original is None else str(path),
+        tofile=str(path),
+        lineterm="",
+    )
+    return "\n".join(lines)
+
+
+def printable(text: str) -> str:
+    # Undecodable bytes (lone surrogates) cannot be written to a UTF-8 stream.
+    return encode(text).decode("utf-8", "backslashreplace")

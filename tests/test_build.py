@@ -1,0 +1,291 @@
+"""The build engine: same bytes as the views, atomic generations, incremental writes."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import Client
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.build import Builder, BuildError
+from django_sitemapkit.publishing import LOCK_NAME, get_publisher
+from tests.testapp.models import Article, Tag
+from tests.utils import parse_index, parse_urlset, path_of
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+
+
+@pytest.fixture
+def build_dir(settings: Any, tmp_path: Path) -> Path:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
+    return tmp_path / "sitemaps"
+
+
+@pytest.fixture
+def site(sitemaps: Any, build_dir: Path) -> Any:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 10
+
+        def get_queryset(self) -> Any:
+            return Article.objects.filter(published=True)
+
+    sitemapkit.register(Tag)
+
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(35)
+    )
+    Tag.objects.create(slug="t")
+    return sitemaps
+
+
+def build(sections: list[str] | None = None, **kwargs: Any) -> Any:
+    return Builder(**kwargs).run(sections)
+
+
+def published(build_dir: Path) -> dict[str, bytes]:
+    current = build_dir / "current"
+    return {
+        p.name: p.read_bytes()
+        for p in current.iterdir()
+        if p.name.startswith(("sitemap.", "sitemap-"))
+    }
+
+
+def served(client: Client, settings: Any) -> dict[str, bytes]:
+    """What the views render from the database (the build not consulted)."""
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "SERVE_BUILT_FILES": False}
+    files = {"sitemap.xml": client.get("/sitemap.xml").content}
+    for loc, _ in parse_index(files["sitemap.xml"]):
+        name = path_of(loc).lstrip("/")
+        files[name] = client.get("/" + name).content
+    for name in list(files):
+        files[name + ".gz"] = client.get("/" + name + ".gz").content
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "SERVE_BUILT_FILES": True}
+    return files
+
+
+def test_build_writes_exactly_what_the_views_serve(
+    site: Any, build_dir: Path, client: Client, settings: Any
+) -> None:
+    result = build()
+    files = published(build_dir)
+    assert files == served(client, settings)
+    assert sorted(files) == sorted(
+        [f"sitemap-testapp-article-{n}.xml{gz}" for n in (1, 2, 3, 4) for gz in ("", ".gz")]
+        + [f"sitemap-{s}-1.xml{gz}" for s in ("testapp-tag", "pages") for gz in ("", ".gz")]
+        + ["sitemap.xml", "sitemap.xml.gz"]
+    )
+    for name, content in files.items():
+        xml = gzip.decompress(content) if name.endswith(".gz") else content
+        if name.startswith("sitemap.xml"):
+            assert all(path_of(loc).lstrip("/") in files for loc, _ in parse_index(xml))
+        else:
+            parse_urlset(xml)
+    assert result.urls == 38 and result.published
+    assert len(result.written) == len(files)
+
+
+def test_views_serve_the_build(site: Any, build_dir: Path, client: Client) -> None:
+    build()
+    before = client.get("/sitemap-testapp-article-1.xml").content
+    Article.objects.filter(slug="a0").update(slug="changed")
+    assert client.get("/sitemap-testapp-article-1.xml").content == before
+    response = client.get("/sitemap-testapp-article-1.xml.gz")
+    assert gzip.decompress(response.content) == before
+    assert response["Content-Type"] == "application/gzip"
+    assert (
+        client.get(
+            "/sitemap-testapp-article-1.xml", headers={"if-none-match": response["ETag"]}
+        ).status_code
+        == 200
+    )
+    etag = client.get("/sitemap-testapp-article-1.xml")["ETag"]
+    assert (
+        client.get("/sitemap-testapp-article-1.xml", headers={"if-none-match": etag}).status_code
+        == 304
+    )
+    assert client.get("/sitemap-testapp-article-9.xml").status_code == 404
+    build()
+    assert b"/articles/changed/" in client.get("/sitemap-testapp-article-1.xml").content
+
+
+def test_second_build_changes_nothing(site: Any, build_dir: Path) -> None:
+    build()
+    generation = os.readlink(build_dir / "current")
+    result = build()
+    assert result.written == [] and result.removed == [] and not result.published
+    assert os.readlink(build_dir / "current") == generation
+
+
+def test_editing_one_object_rewrites_one_page_and_the_index(site: Any, build_dir: Path) -> None:
+    build()
+    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    article = Article.objects.get(slug="a15")
+    article.updated_at = T0 + datetime.timedelta(days=100)
+    article.save()
+    result = build()
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-2.xml",
+        "sitemap-testapp-article-2.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    changed = {loc for loc in index if index[loc] != index2[loc]}
+    assert changed == {"https://www.example.com/sitemap-testapp-article-2.xml"}
+    assert (
+        index2["https://www.example.com/sitemap-testapp-article-2.xml"]
+        == "2026-04-11T00:00:00+00:00"
+    )
+
+
+@pytest.mark.parametrize("how", ["delete", "unpublish"])
+def test_a_deletion_changes_that_pages_lastmod(site: Any, build_dir: Path, how: str) -> None:
+    build()
+    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    article = Article.objects.get(slug="a3")
+    if how == "delete":
+        article.delete()
+    else:
+        article.published = False
+        article.save()
+    builder = Builder()
+    result = builder.run()
+    assert sorted(result.written)[:2] == [
+        "sitemap-testapp-article-1.xml",
+        "sitemap-testapp-article-1.xml.gz",
+    ]
+    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    page = "https://www.example.com/sitemap-testapp-article-1.xml"
+    assert index2[page] == builder.started.isoformat()
+    assert {loc for loc in index if index[loc] != index2[loc]} == {page}
+
+
+def test_full_rewrites_everything(site: Any, build_dir: Path) -> None:
+    build()
+    result = build(full=True)
+    assert len(result.written) == 14 and result.published
+
+
+def test_removed_sections_and_pages_disappear(site: Any, build_dir: Path) -> None:
+    build()
+    site.unregister(Tag)
+    Article.objects.filter(slug__in=[f"a{i}" for i in range(30, 35)]).delete()
+    result = build()
+    assert sorted(result.removed) == [
+        "sitemap-testapp-article-4.xml",
+        "sitemap-testapp-article-4.xml.gz",
+        "sitemap-testapp-tag-1.xml",
+        "sitemap-testapp-tag-1.xml.gz",
+    ]
+    assert not any(name in published(build_dir) for name in result.removed)
+
+
+def test_only_named_sections(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(updated_at=T0 + datetime.timedelta(days=1))
+    Tag.objects.update(slug="t2")
+    result = build(sections=["testapp-tag"])
+    assert sorted(result.written) == [
+        "sitemap-testapp-tag-1.xml",
+        "sitemap-testapp-tag-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+    assert b"/articles/a0/" in published(build_dir)["sitemap-testapp-article-1.xml"]
+    with pytest.raises(BuildError, match="Unknown section 'nope'"):
+        build(sections=["nope"])
+
+
+def test_dry_run_writes_nothing(site: Any, build_dir: Path) -> None:
+    result = build(dry_run=True)
+    assert len(result.written) == 14
+    assert not (build_dir / "current").exists()
+    build()
+    Article.objects.filter(slug="a0").update(slug="x")
+    before = published(build_dir)
+    result = build(dry_run=True)
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-1.xml",
+        "sitemap-testapp-article-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+    assert published(build_dir) == before
+
+
+def test_a_failing_build_publishes_nothing_and_leaves_no_temp(site: Any, build_dir: Path) -> None:
+    build()
+    before = published(build_dir)
+    generation = os.readlink(build_dir / "current")
+
+    @sitemapkit.register(section="broken")
+    class BrokenSitemap(sitemapkit.Sitemap):
+        def items(self) -> list[int]:
+            raise RuntimeError("database went away")
+
+    with pytest.raises(
+        CommandError, match="nothing was published: RuntimeError: database went away"
+    ):
+        call_command("sitemapkit_build", "--full", verbosity=0)
+    assert os.readlink(build_dir / "current") == generation
+    assert published(build_dir) == before
+    assert [p.name for p in build_dir.iterdir() if p.name.startswith(".tmp")] == []
+
+
+def test_leftovers_of_a_killed_build_are_cleaned(site: Any, build_dir: Path) -> None:
+    build()
+    (build_dir / ".tmp-killed").mkdir()
+    (build_dir / ".tmp-killed" / "sitemap.xml").write_bytes(b"<half")
+    (build_dir / ".tmp-link-killed").symlink_to("generations/nowhere")
+    Article.objects.filter(slug="a0").update(slug="x")
+    result = build()
+    assert result.cleaned == 2
+    assert sorted(p.name for p in build_dir.iterdir()) == [LOCK_NAME, "current", "generations"]
+
+
+def test_old_generations_are_pruned(site: Any, build_dir: Path) -> None:
+    for i in range(4):
+        Article.objects.filter(slug=f"a{i}").update(slug=f"b{i}")
+        build()
+    manifest = get_publisher().manifest()
+    assert manifest is not None
+    assert sorted(p.name for p in (build_dir / "generations").iterdir()) == sorted(
+        [manifest.generation, manifest.previous_generation]
+    )
+
+
+def test_unchanged_files_are_hard_links(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(slug="x")
+    build()
+    page = build_dir / "current" / "sitemap-testapp-article-3.xml"
+    assert page.stat().st_nlink == 2
+
+
+def test_a_running_build_blocks_another(site: Any, build_dir: Path) -> None:
+    with (
+        get_publisher().lock(),
+        pytest.raises(CommandError, match="Another sitemapkit_build is publishing"),
+    ):
+        call_command("sitemapkit_build", verbosity=0)
+
+
+def test_nothing_to_list(sitemaps: Any, build_dir: Path) -> None:
+    sitemapkit.register(Tag)
+    with pytest.raises(CommandError, match="No section has a URL to list"):
+        call_command("sitemapkit_build", verbosity=0)

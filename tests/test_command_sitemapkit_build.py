@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import datetime
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+import django_sitemapkit as sitemapkit
+from tests.testapp.models import Article, Event
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+
+
+@pytest.fixture
+def site(sitemaps: Any, settings: Any, tmp_path: Path) -> Path:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 10
+
+    Article.objects.bulk_create(Article(slug=f"a{i}", updated_at=T0) for i in range(25))
+    return tmp_path
+
+
+def run(*args: str, verbosity: int = 1) -> str:
+    out = io.StringIO()
+    call_command("sitemapkit_build", *args, verbosity=verbosity, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_one_line_summary(site: Path) -> None:
+    output = run()
+    assert re.fullmatch(
+        r"1 section: 8 files written, 0 unchanged, 0 removed; 25 URLs \(0 skipped\), "
+        r"\d[\d,]* bytes in \d+\.\d\d s\. \(" + re.escape(str(site)) + r"\)\n",
+        output,
+    )
+    assert run().startswith("1 section: 0 files written, 8 unchanged, 0 removed;")
+
+
+def test_verbosity(site: Path) -> None:
+    assert run(verbosity=0) == ""
+    Article.objects.filter(slug="a0").update(slug="x")
+    lines = run(verbosity=2).splitlines()
+    assert lines[:4] == [
+        "Wrote sitemap-testapp-article-1.xml",
+        "Wrote sitemap-testapp-article-1.xml.gz",
+        "Wrote sitemap.xml",
+        "Wrote sitemap.xml.gz",
+    ]
+
+
+def test_dry_run_reports(site: Path) -> None:
+    output = run("--dry-run", verbosity=2)
+    assert "Would write sitemap.xml\n" in output
+    assert "Dry run: 1 section: 8 files would write" in output
+    assert not (site / "current").exists()
+
+
+def test_skipped_urls_are_counted(sitemaps: Any, settings: Any, tmp_path: Path) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+
+    @sitemapkit.register(Event)
+    class EventSitemap(sitemapkit.ModelSitemap):
+        lastmod_field = "modified"
+
+    Event.objects.create(url="/ok/")
+    Event.objects.create(url="https://elsewhere.example.org/")
+    assert "2 URLs" not in run()
+    Event.objects.create(url="/" + "x" * 3000)
+    assert "1 URLs (2 skipped)" in run("--full")
+
+
+def test_unknown_section(site: Path) -> None:
+    with pytest.raises(CommandError, match="Unknown section 'nope'; registered: testapp-article"):
+        run("--section", "nope")
+
+
+def test_missing_base_url(site: Path, settings: Any) -> None:
+    settings.SITEMAPKIT = {"BUILD_DIR": str(site)}
+    with pytest.raises(CommandError, match=r"BASE_URL'\] is not set"):
+        run()
+
+
+def test_progress_bar_on_a_terminal(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    run()
+    assert "\r[" + "#" * 30 + "] 3/3 pages" in terminal.getvalue()
+    terminal.truncate(0)
+    run("--no-progress")
+    assert terminal.getvalue().strip("\x00") == ""
