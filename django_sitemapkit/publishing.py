@@ -354,8 +354,12 @@ class FlatPublisher(Publisher):
     def manifest(self) -> Manifest | None:
         try:
             stamp = self.storage.get_modified_time(MANIFEST_NAME)
-        except (FileNotFoundError, NotImplementedError, OSError):
+        except NotImplementedError:
             stamp = None
+        except Exception as exc:
+            if _is_missing(exc):
+                return None
+            raise
         if stamp is not None and self._manifest_cache and self._manifest_cache[0] == stamp:
             return self._manifest_cache[1]
         data = self._read(MANIFEST_NAME)
@@ -370,12 +374,8 @@ class FlatPublisher(Publisher):
         try:
             with self.storage.open(name, "rb") as handle:
                 data = handle.read()
-        except (FileNotFoundError, OSError):
-            return None
         except Exception as exc:
-            # Remote storages raise their own "not found" errors (botocore's
-            # ClientError for S3); anything else is a real failure.
-            if "404" in str(exc) or "NoSuchKey" in str(exc) or "Not Found" in str(exc):
+            if _is_missing(exc):
                 return None
             raise
         return data if isinstance(data, bytes) else data.encode()
@@ -418,6 +418,21 @@ class _FlatTransaction(Transaction):
 
     def abort(self) -> None:
         """Nothing to undo: the old index still names only files that exist."""
+
+
+def _is_missing(exc: Exception) -> bool:
+    """Whether a storage error means "no such file".
+
+    Remote storages raise their own errors for that (botocore's ClientError
+    with a 404 for S3); anything else is a real failure and must propagate.
+    """
+    if isinstance(exc, FileNotFoundError):
+        return True
+    response = getattr(exc, "response", None)
+    if isinstance(response, dict):
+        code = str(response.get("Error", {}).get("Code", ""))
+        return code in {"404", "NoSuchKey", "NotFound"}
+    return False
 
 
 def _now_iso() -> str:

@@ -13,7 +13,6 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from django_sitemapkit import robots as robots_module
 from django_sitemapkit.management.commands.sitemapkit_robots import Command
 
 LINE = b"Sitemap: https://www.example.com/sitemap.xml"
@@ -342,7 +341,7 @@ def test_write_failure_is_a_command_error(robots: Path, tmp_path: Path, monkeypa
         raise PermissionError(13, "Permission denied")
 
     # Simulated: the suite may run as root, which no chmod would stop.
-    monkeypatch.setattr(robots_module.os, "replace", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(CommandError, match=re.escape(f"Cannot write {robots}: Permission denied.")):
         run("--file", str(robots))
     monkeypatch.undo()

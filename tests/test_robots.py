@@ -330,7 +330,7 @@ def test_write_atomically_cleans_up_on_error(tmp_path: Path, monkeypatch: Any) -
     def failing_replace(src: str, dst: str) -> None:
         raise OSError("disk on fire")
 
-    monkeypatch.setattr(robots.os, "replace", failing_replace)
+    monkeypatch.setattr(os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk on fire"):
         write_atomically(target, b"new\n")
     assert target.read_bytes() == b"old\n"

@@ -72,7 +72,12 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
-SITEMAPKIT = {"BASE_URL": env("SITEMAPKIT_BASE_URL", default="http://127.0.0.1:8000")}
+SITEMAPKIT = {
+    "BASE_URL": env("SITEMAPKIT_BASE_URL", default="http://127.0.0.1:8000"),
+    # `manage.py sitemapkit_build` publishes here; the views then serve the build.
+    "BUILD_DIR": env("SITEMAPKIT_BUILD_DIR", default=str(BASE_DIR / "sitemaps")),
+    "ROBOTS_TXT_PATH": env("SITEMAPKIT_ROBOTS_TXT", default=str(BASE_DIR / "robots.txt")),
+}
 
 # demo.Author has no ``updated_at`` field, so django_sitemapkit's system check
 # reports sitemapkit.W001 for it.  It is deliberately NOT silenced here: the
