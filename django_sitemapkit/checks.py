@@ -3,7 +3,9 @@
 Ids: E001 BASE_URL missing, E002 BASE_URL malformed, E003 unknown setting,
 E004 bad priority, E005 bad changefreq, E006 bad limit, E007 duplicate
 section, E008 bad section name, E009 lastmod_field names no date field,
-W001 model without a lastmod field, E010 SITEMAPKIT is not a dict.
+W001 model without a lastmod field, E010 SITEMAPKIT is not a dict, E011 index
+links .gz files that builds do not write, E012 unknown STORAGE alias, E013
+unknown CACHE_ALIAS.
 """
 
 from __future__ import annotations
@@ -42,6 +44,32 @@ def check_settings(
                 f"Unknown key {key!r} in settings.{SETTINGS_NAME}.",
                 hint="Known keys: " + ", ".join(sorted(DEFAULTS)) + ".",
                 id="sitemapkit.E003",
+            )
+        )
+    if raw.get("INDEX_LINKS_GZIP") and raw.get("GZIP") is False:
+        errors.append(
+            Error(
+                "INDEX_LINKS_GZIP names .xml.gz files in the index, but GZIP = False means "
+                "sitemapkit_build does not write them.",
+                hint="Set GZIP = True, or INDEX_LINKS_GZIP = False.",
+                id="sitemapkit.E011",
+            )
+        )
+    storage = raw.get("STORAGE")
+    if storage is not None and storage not in settings.STORAGES:
+        errors.append(
+            Error(
+                f"SITEMAPKIT['STORAGE'] names {storage!r}, which is not in settings.STORAGES.",
+                hint="Name a STORAGES alias, or None for the local BUILD_DIR.",
+                id="sitemapkit.E012",
+            )
+        )
+    cache_alias = raw.get("CACHE_ALIAS", "default")
+    if cache_alias not in settings.CACHES:
+        errors.append(
+            Error(
+                f"SITEMAPKIT['CACHE_ALIAS'] names {cache_alias!r}, which is not in settings.CACHES.",
+                id="sitemapkit.E013",
             )
         )
     base_url = raw.get("BASE_URL")
@@ -144,6 +172,7 @@ def _check_lastmod_field(sitemap: ModelSitemap, label: str) -> list[CheckMessage
                 f"{label}: lastmod_field {field_name!r} is not a date or datetime field of "
                 f"{model_label}.",
                 hint="Name a DateField/DateTimeField, or set lastmod_field = None.",
+                obj=sitemap.model,
                 id="sitemapkit.E009",
             )
         ]
@@ -153,6 +182,7 @@ def _check_lastmod_field(sitemap: ModelSitemap, label: str) -> list[CheckMessage
             "without lastmod and crawlers cannot tell which pages changed.",
             hint="Add an updated_at = DateTimeField(auto_now=True), name another field with "
             "lastmod_field = '...', or set lastmod_field = None to silence this.",
+            obj=sitemap.model,
             id="sitemapkit.W001",
         )
     ]

@@ -37,6 +37,8 @@ DEFAULTS: dict[str, Any] = {
     "BUILD_DIR": None,
     # Also write (and serve from the build) a .xml.gz beside every .xml.
     "GZIP": True,
+    # Name the .xml.gz files in the index instead of the .xml files.
+    "INDEX_LINKS_GZIP": False,
     # Let the views serve the published build instead of rendering, when one exists.
     "SERVE_BUILT_FILES": True,
     # Filesystem path of the robots.txt that `sitemapkit_robots` maintains.
@@ -56,6 +58,7 @@ class SitemapkitSettings:
     STORAGE: str | None
     BUILD_DIR: str | None
     GZIP: bool
+    INDEX_LINKS_GZIP: bool
     SERVE_BUILT_FILES: bool
 
 

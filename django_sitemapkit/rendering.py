@@ -58,8 +58,9 @@ def site_time_zone() -> datetime.tzinfo:
     return timezone.get_default_timezone()
 
 
-def page_path(section: str, number: int) -> str:
-    return reverse(SECTION_URL_NAME, kwargs={"section": section, "page": number})
+def page_path(section: str, number: int, *, gz: bool = False) -> str:
+    name = SECTION_URL_NAME + ("-gz" if gz else "")
+    return reverse(name, kwargs={"section": section, "page": number})
 
 
 def index_path() -> str:
@@ -107,6 +108,7 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
     IndexFull past 50,000 files.
     """
     tz = site_time_zone()
+    gz = get_settings().INDEX_LINKS_GZIP
     writer = IndexWriter()
     newest: datetime.datetime | None = None
     for entry in entries:
@@ -116,7 +118,7 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
             # date becomes midnight of its own day, never the day before.
             lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
             newest = newest_of(newest, to_aware(entry.lastmod, tz))
-        writer.add(base_url + page_path(entry.section, entry.number), lastmod)
+        writer.add(base_url + page_path(entry.section, entry.number, gz=gz), lastmod)
     if writer.count == 0:
         raise PageNotFound(0)
     return RenderedFile(writer.getvalue(), newest, url_count=writer.count)

@@ -58,8 +58,8 @@ run "$PY" "${MANAGE[@]}" seed_demo --count "$SEED_COUNT" --if-empty --skip-check
 say "Running system checks (sitemapkit.W001 for demo.Author is expected)"
 run "$PY" "${MANAGE[@]}" check
 
-# say "Building static sitemap files"
-# run "$PY" "${MANAGE[@]}" <static sitemap build command>   # placeholder, added later
+say "Building the sitemap files into example_project/sitemaps/ (the views serve them)"
+run "$PY" "${MANAGE[@]}" sitemapkit_build --skip-checks
 
 say "Starting the development server on http://$ADDR/ (sitemap: http://$ADDR/sitemap.xml)"
 printf '+ %s\n' "$PY ${MANAGE[*]} runserver $ADDR"

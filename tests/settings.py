@@ -73,6 +73,8 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 # --------------------------------------------------------------------------- misc
 USE_TZ = True
+# The live server (crawler tests) wraps the site in a static-files handler.
+STATIC_URL = "/static/"
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en-us"
 USE_I18N = True

@@ -30,6 +30,12 @@ def test_valid_settings(settings: Any) -> None:
         ({"BASE_URL": "https://example.com/?q=1"}, ["sitemapkit.E002"]),
         ({"BASE_URL": "https://example.com", "BASE_ULR": "x"}, ["sitemapkit.E003"]),
         ("https://example.com", ["sitemapkit.E010"]),
+        (
+            {"BASE_URL": "https://example.com", "INDEX_LINKS_GZIP": True, "GZIP": False},
+            ["sitemapkit.E011"],
+        ),
+        ({"BASE_URL": "https://example.com", "STORAGE": "nope"}, ["sitemapkit.E012"]),
+        ({"BASE_URL": "https://example.com", "CACHE_ALIAS": "nope"}, ["sitemapkit.E013"]),
     ],
 )
 def test_bad_settings(settings: Any, value: Any, expected: list[str]) -> None:

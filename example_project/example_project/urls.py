@@ -2,6 +2,7 @@ from django.urls import include, path, register_converter
 from django.views.generic import TemplateView
 
 from demo import views
+from django_sitemapkit.robots import robots_txt
 
 
 class UnicodeSlugConverter:
@@ -25,6 +26,7 @@ register_converter(UnicodeSlugConverter, "uslug")
 
 urlpatterns = [
     path("", include("django_sitemapkit.urls")),  # /sitemap.xml
+    path("robots.txt", robots_txt),  # this site has no robots.txt of its own
     path("", TemplateView.as_view(template_name="demo/home.html"), name="home"),
     path("about/", TemplateView.as_view(template_name="demo/about.html"), name="about"),
     path(

@@ -47,9 +47,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         verbosity: int = options["verbosity"]
-        show_progress = (
-            verbosity >= 1 and not options["no_progress"] and sys.stderr.isatty()
-        )
+        show_progress = verbosity >= 1 and not options["no_progress"] and sys.stderr.isatty()
         try:
             builder = Builder(
                 full=options["full"],
