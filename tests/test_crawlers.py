@@ -53,7 +53,8 @@ def site(request: Any, sitemaps: Any, live_server: Any, settings: Any) -> tuple[
 
 
 def test_ultimate_sitemap_parser(site: tuple[str, set[str]]) -> None:
-    usp_tree = pytest.importorskip("usp.tree")
+    from usp import tree as usp_tree
+
     home, expected = site
     tree = usp_tree.sitemap_tree_for_homepage(home + "/")
     found = [page.url for page in tree.all_pages()]
@@ -62,7 +63,6 @@ def test_ultimate_sitemap_parser(site: tuple[str, set[str]]) -> None:
 
 
 def test_scrapy_sitemap_spider(site: tuple[str, set[str]], tmp_path: Path) -> None:
-    pytest.importorskip("scrapy")
     home, expected = site
     output = tmp_path / "items.json"
     spider = Path(__file__).parent / "crawlers" / "sitemap_spider.py"

@@ -7,17 +7,15 @@ import gzip
 from collections.abc import Iterator
 from typing import Any
 
+import boto3
 import pytest
+from moto import server as moto_server
 
-boto3 = pytest.importorskip("boto3")
-moto_server = pytest.importorskip("moto.server")
-pytest.importorskip("storages.backends.s3")
-
-import django_sitemapkit as sitemapkit  # noqa: E402
-from django_sitemapkit.build import Builder  # noqa: E402
-from django_sitemapkit.publishing import FlatPublisher, PublishError, get_publisher  # noqa: E402
-from tests.testapp.models import Article  # noqa: E402
-from tests.utils import parse_index, parse_urlset, path_of  # noqa: E402
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.build import Builder
+from django_sitemapkit.publishing import FlatPublisher, PublishError, get_publisher
+from tests.testapp.models import Article
+from tests.utils import parse_index, parse_urlset, path_of
 
 pytestmark = pytest.mark.django_db
 
