@@ -17,9 +17,11 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from django.db import InterfaceError, OperationalError, connections
+
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.locations import parse_base_url
-from django_sitemapkit.pages import PageNotFound
+from django_sitemapkit.pages import PageNotFound, PageSummary
 from django_sitemapkit.publishing import (
     INDEX_NAME,
     FileRecord,
@@ -32,6 +34,7 @@ from django_sitemapkit.publishing import (
 from django_sitemapkit.registry import SitemapRegistry, registry
 from django_sitemapkit.rendering import IndexEntry, RenderedFile, make_context, write_index
 from django_sitemapkit.sitemaps import RenderContext, RenderedPage, Sitemap
+from django_sitemapkit.w3c import to_aware
 
 
 class BuildError(Exception):
@@ -69,6 +72,24 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def render_page_resiliently(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
+    """Render one page, once more on a fresh connection if the database dropped ours.
+
+    Long builds meet servers and proxies that close idle or long-lived
+    connections. Each page is its own query, so a page can simply be read
+    again -- unless a transaction is open, whose work a reconnect would lose:
+    then the error propagates and the build fails without publishing.
+    """
+    try:
+        return sitemap.render_page(number, context)
+    except (OperationalError, InterfaceError):
+        if any(connection.in_atomic_block for connection in connections.all()):
+            raise
+        for connection in connections.all():
+            connection.close()
+        return sitemap.render_page(number, context)
+
+
 def render_section(
     sitemap: Sitemap, context: RenderContext, numbers: list[int]
 ) -> Iterator[tuple[int, RenderedPage]]:
@@ -80,7 +101,7 @@ def render_section(
         for number in pending:
             done.add(number)
             try:
-                page = sitemap.render_page(number, context)
+                page = render_page_resiliently(sitemap, number, context)
             except PageNotFound:
                 continue  # every URL of the page was skipped
             overflowed = overflowed or page.overflowed
@@ -99,6 +120,7 @@ class Builder:
         full: bool = False,
         dry_run: bool = False,
         progress: Progress | None = None,
+        rerender: bool = False,
     ) -> None:
         conf = get_settings()
         if not conf.BASE_URL:
@@ -110,6 +132,8 @@ class Builder:
         self.publisher = publisher or get_publisher()
         self.sitemaps = sitemaps
         self.full = full
+        # Render every page and compare bytes, even where fingerprints match.
+        self.rerender = rerender
         self.dry_run = dry_run
         self.gzip = conf.GZIP
         self.progress = progress
@@ -160,12 +184,12 @@ class Builder:
         old_gzip = previous is not None and previous.gzip
         context = make_context(self.base_url)
         # One pass over the sections' page lists first, for the progress total.
-        numbers = {
-            sitemap.name: [summary.number for summary in sitemap.page_summaries(context)]
+        summaries = {
+            sitemap.name: sitemap.page_summaries(context)
             for sitemap in self.sitemaps
             if _wanted(sitemap, selected)
         }
-        total = sum(len(pages) for pages in numbers.values())
+        total = sum(len(pages) for pages in summaries.values())
         done = 0
 
         def keep(name: str) -> None:
@@ -173,50 +197,84 @@ class Builder:
             if transaction is not None:
                 transaction.keep(name)
 
-        def keep_or_write(name: str, data: bytes, unchanged: bool) -> None:
-            if unchanged and not self.full:
-                keep(name)
-            else:
-                result.written.append(name)
-                if transaction is not None:
-                    transaction.write(name, data)
+        def write(name: str, data: bytes) -> None:
+            result.written.append(name)
+            if transaction is not None:
+                transaction.write(name, data)
+
+        def advance() -> None:
+            nonlocal done
+            done += 1
+            if self.progress is not None:
+                self.progress(done, max(total, done))
+
+        def keep_record(record: FileRecord) -> None:
+            keep(record.name)
+            if self.gzip and old_gzip:
+                keep(record.name + ".gz")
 
         for sitemap in self.sitemaps:
             result.sections += 1
-            if sitemap.name not in numbers:
+            if sitemap.name not in summaries:
                 # Not rebuilt this time: its published files stay as they are.
                 for record in sorted(old.values(), key=lambda r: r.number):
                     if record.section == sitemap.name:
                         manifest.pages.append(record)
-                        keep(record.name)
-                        if self.gzip and old_gzip:
-                            keep(record.name + ".gz")
+                        keep_record(record)
                 continue
-            records = []
-            for number, page in render_section(sitemap, context, numbers[sitemap.name]):
+            # Pages whose row count and newest lastmod are what they were at the
+            # last render are kept without rendering them again.
+            trust_fingerprints = (
+                sitemap.fingerprints_reliable()
+                and not self.full
+                and not self.rerender
+                and (old_gzip or not self.gzip)
+            )
+            records: list[FileRecord] = []
+            fingerprints: dict[int, str] = {}
+            to_render: list[int] = []
+            for summary in summaries[sitemap.name]:
+                fingerprint = _fingerprint(summary, context)
+                before = old.get(page_filename(sitemap.name, summary.number))
+                if trust_fingerprints and before is not None and before.fingerprint == fingerprint:
+                    records.append(before)
+                    keep_record(before)
+                    result.urls += before.urls
+                    result.skipped += before.skipped
+                    advance()
+                else:
+                    fingerprints[summary.number] = fingerprint
+                    to_render.append(summary.number)
+            for number, page in render_section(sitemap, context, to_render):
                 name = page_filename(sitemap.name, number)
                 digest = sha256(page.content)
                 before = old.get(name)
-                unchanged = before is not None and before.sha256 == digest
-                record = FileRecord(
-                    section=sitemap.name,
-                    number=number,
-                    sha256=digest,
-                    size=len(page.content),
-                    urls=page.url_count,
-                    lastmod=self._announced_lastmod(page, before, unchanged),
+                unchanged = before is not None and before.sha256 == digest and not self.full
+                records.append(
+                    FileRecord(
+                        section=sitemap.name,
+                        number=number,
+                        sha256=digest,
+                        size=len(page.content),
+                        urls=page.url_count,
+                        lastmod=self._announced_lastmod(page, before, unchanged),
+                        skipped=page.skipped,
+                        # A page cut short while rendering holds fewer rows than
+                        # its summary counted: render it again next time.
+                        fingerprint=None if page.overflowed else fingerprints.get(number),
+                    )
                 )
-                records.append(record)
-                keep_or_write(name, page.content, unchanged)
-                if self.gzip:
-                    packed = RenderedFile(page.content, None).gzipped().content
-                    keep_or_write(name + ".gz", packed, unchanged and old_gzip)
+                if unchanged:
+                    assert before is not None
+                    keep_record(before)
+                else:
+                    write(name, page.content)
+                    if self.gzip:
+                        write(name + ".gz", RenderedFile(page.content, None).gzipped().content)
                 result.urls += page.url_count
                 result.skipped += page.skipped
                 result.bytes += len(page.content)
-                done += 1
-                if self.progress is not None:
-                    self.progress(done, max(total, done))
+                advance()
             manifest.pages.extend(sorted(records, key=lambda r: r.number))
 
         try:
@@ -263,6 +321,11 @@ class Builder:
         # The bytes changed but no row says so (a deletion, an unpublished
         # row, a changed location): announce the build's own time.
         return self.started.isoformat()
+
+
+def _fingerprint(summary: PageSummary, context: RenderContext) -> str:
+    lastmod = "" if summary.lastmod is None else to_aware(summary.lastmod, context.tz).isoformat()
+    return f"{summary.count}|{lastmod}"
 
 
 def _wanted(sitemap: Sitemap, selected: set[str]) -> bool:

@@ -76,6 +76,10 @@ class FileRecord:
     urls: int
     # The lastmod the index announces for this page (ISO 8601, aware).
     lastmod: str | None
+    skipped: int = 0
+    # Row count and newest row lastmod when the page was rendered: while they
+    # stay the same, an incremental build need not render the page again.
+    fingerprint: str | None = None
 
     @property
     def name(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import operator
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve,
 
 from django_sitemapkit.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.pages import KeysetPages, PageNotFound, PageSummary
+from django_sitemapkit.urltemplates import UrlTemplate
 from django_sitemapkit.w3c import format_lastmod, to_aware
 from django_sitemapkit.writer import (
     CHANGEFREQS,
@@ -45,22 +47,40 @@ class RenderContext:
     tz: datetime.tzinfo
 
 
+@dataclass(frozen=True)
+class ItemAccess:
+    """How to read each part of an entry from one item, fixed for a whole file.
+
+    A value is either a constant or a callable taking the item; sitemaps
+    resolve their attribute-or-method API into this once per file instead of
+    once per row.
+    """
+
+    location: Callable[[Any], Any]
+    lastmod: Callable[[Any], Lastmod | None]
+    changefreq: str | Callable[[Any], str | None] | None
+    priority: float | Callable[[Any], float | None] | None
+    describe: Callable[[Any], str] = repr
+
+
 class EntryFactory:
     """Builds the UrlEntry of each item of one sitemap, or a reason to skip it.
 
-    Attribute-or-method lookups are resolved once per file instead of once per
-    row, and the date format of the file is fixed by its first lastmod so a
-    file never mixes formats.
+    The date format of the file is fixed by its first lastmod, so a file never
+    mixes formats.
     """
 
     def __init__(self, sitemap: Sitemap, context: RenderContext) -> None:
         self.sitemap = sitemap
         self.context = context
-        self.location = sitemap.location
-        self.lastmod = sitemap.item_lastmod
+        access = sitemap.item_access()
+        self.access = access
+        self.location = access.location
+        self.build_location = context.locations.build
+        self.lastmod = access.lastmod
         self.date_only: bool | None = sitemap.lastmod_date_only()
-        self.changefreq_attr = sitemap.changefreq
-        self.priority_attr = sitemap.priority
+        self.changefreq_attr = access.changefreq
+        self.priority_attr = access.priority
         self.extra_xml = sitemap.extra_xml
         self.skipped = 0
         # lastmod of the last entry built, as an aware datetime, so callers can
@@ -70,8 +90,7 @@ class EntryFactory:
     def __call__(self, item: Any) -> UrlEntry | None:
         sitemap = self.sitemap
         try:
-            raw = self.location(item)
-            loc = self.context.locations.build(raw)
+            loc = self.build_location(self.location(item))
         except InvalidLocation as exc:
             self._skip(item, str(exc))
             return None
@@ -91,10 +110,10 @@ class EntryFactory:
             changefreq = changefreq(item)
             if changefreq is not None and changefreq not in CHANGEFREQS:
                 logger.warning(
-                    "Sitemap section %r: ignored changefreq %r of %r (not one of %s).",
+                    "Sitemap section %r: ignored changefreq %r of %s (not one of %s).",
                     sitemap.section,
                     changefreq,
-                    item,
+                    self.access.describe(item),
                     ", ".join(sorted(CHANGEFREQS)),
                 )
                 changefreq = None
@@ -103,10 +122,10 @@ class EntryFactory:
             priority = priority(item)
             if priority is not None and not _valid_priority(priority):
                 logger.warning(
-                    "Sitemap section %r: ignored priority %r of %r (must be 0.0 to 1.0).",
+                    "Sitemap section %r: ignored priority %r of %s (must be 0.0 to 1.0).",
                     sitemap.section,
                     priority,
-                    item,
+                    self.access.describe(item),
                 )
                 priority = None
         return UrlEntry(
@@ -119,7 +138,12 @@ class EntryFactory:
 
     def _skip(self, item: Any, reason: str) -> None:
         self.skipped += 1
-        logger.warning("Sitemap section %r: skipped %r: %s.", self.sitemap.section, item, reason)
+        logger.warning(
+            "Sitemap section %r: skipped %s: %s.",
+            self.sitemap.section,
+            self.access.describe(item),
+            reason,
+        )
 
 
 def newest_of(
@@ -177,6 +201,19 @@ class Sitemap:
     def item_lastmod(self, item: Any) -> Lastmod | None:
         lastmod = self.lastmod
         return lastmod(item) if callable(lastmod) else lastmod
+
+    def fingerprints_reliable(self) -> bool:
+        """Whether a page whose row count and newest lastmod did not change is unchanged.
+
+        True for model sections with a lastmod field (an edit saved through
+        the ORM moves updated_at); lists are cheap to render and have no
+        such guarantee.
+        """
+        return False
+
+    def item_access(self) -> ItemAccess:
+        """How EntryFactory reads an item: the attribute-or-method API, resolved."""
+        return ItemAccess(self.location, self.item_lastmod, self.changefreq, self.priority)
 
     def lastmod_date_only(self) -> bool | None:
         """True/False to fix the file's date format up front; None: the first value decides."""
@@ -259,10 +296,23 @@ class Sitemap:
 
 
 class ModelSitemap(Sitemap):
-    """Every row of ``get_queryset()``, paged by primary-key ranges (see pages.py)."""
+    """Every row of ``get_queryset()``, paged by primary-key ranges (see pages.py).
+
+    By default each row is a model instance and ``<loc>`` is its
+    ``get_absolute_url()``. Naming the URL pattern and the fields that fill it
+    (``url_name = "article-detail"``, ``url_kwargs = {"slug": "slug"}``)
+    switches to the fast path: rows are tuples of just those columns, and the
+    pattern is reversed once per file instead of once per row, with the same
+    result (see urltemplates.py). ``changefreq_field`` and ``priority_field``
+    read those values from columns too.
+    """
 
     model: ClassVar[type[models.Model] | None] = None
     lastmod_field: str | None = "updated_at"
+    url_name: str | None = None
+    url_kwargs: Mapping[str, str] = {}
+    changefreq_field: str | None = None
+    priority_field: str | None = None
 
     def get_queryset(self) -> QuerySet[Any]:
         assert self.model is not None, f"{type(self).__qualname__} has no model"
@@ -290,6 +340,64 @@ class ModelSitemap(Sitemap):
             return None
         return not isinstance(field, models.DateTimeField)
 
+    def fingerprints_reliable(self) -> bool:
+        return self.get_lastmod_field() is not None
+
+    # -- the fast path: columns instead of instances -------------------------
+
+    @property
+    def uses_fast_path(self) -> bool:
+        return self.url_name is not None
+
+    def row_columns(self) -> list[str]:
+        """The columns of a fast-path row: pk, URL kwargs, then lastmod/changefreq/priority."""
+        columns = ["pk", *self.url_kwargs.values()]
+        field = self.get_lastmod_field()
+        for name in (
+            None if field is None else field.name,
+            self.changefreq_field,
+            self.priority_field,
+        ):
+            if name is not None:
+                columns.append(name)
+        return columns
+
+    def item_access(self) -> ItemAccess:
+        field = self.get_lastmod_field()
+        if not self.uses_fast_path:
+            lastmod: Callable[[Any], Any] = (
+                (lambda obj: None) if field is None else operator.attrgetter(field.attname)
+            )
+            return ItemAccess(self.location, lastmod, self.changefreq, self.priority)
+        assert self.url_name is not None
+        assert self.model is not None
+        template = UrlTemplate(self.url_name, list(self.url_kwargs))
+        width = len(self.url_kwargs)
+        fill = template.fill
+        position = 1 + width
+
+        def column(present: bool) -> Callable[[Any], Any] | None:
+            nonlocal position
+            if not present:
+                return None
+            getter = operator.itemgetter(position)
+            position += 1
+            return getter
+
+        lastmod_getter = column(field is not None)
+        changefreq_getter = column(self.changefreq_field is not None)
+        priority_getter = column(self.priority_field is not None)
+        label = self.model._meta.label
+        return ItemAccess(
+            location=lambda row: fill(row[1 : 1 + width]),
+            lastmod=lastmod_getter or (lambda row: None),
+            changefreq=changefreq_getter or self.changefreq,
+            priority=priority_getter or self.priority,
+            describe=lambda row: f"<{label} pk={row[0]!r}>",
+        )
+
+    # -- pages -----------------------------------------------------------------
+
     def keyset_pages(self) -> KeysetPages:
         field = self.get_lastmod_field()
         return KeysetPages(
@@ -306,9 +414,15 @@ class ModelSitemap(Sitemap):
         pages = self.keyset_pages()
         # One row past the limit tells the writer the page overflowed, without
         # ever reading an unbounded open-ended last page.
-        rows = pages.page_queryset(number)[: pages.limit + 1]
-        for obj in rows.iterator(chunk_size=CHUNK_SIZE):
-            yield obj.pk, obj
+        rows = pages.page_queryset(number)
+        if self.uses_fast_path:
+            for row in rows.values_list(*self.row_columns())[: pages.limit + 1].iterator(
+                chunk_size=CHUNK_SIZE
+            ):
+                yield row[0], row
+        else:
+            for obj in rows[: pages.limit + 1].iterator(chunk_size=CHUNK_SIZE):
+                yield obj.pk, obj
 
     def page_overflowed(self, number: int, key: Any) -> None:
         from django_sitemapkit.cache import invalidate_sections

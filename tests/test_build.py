@@ -22,6 +22,8 @@ from tests.utils import parse_index, parse_urlset, path_of
 pytestmark = pytest.mark.django_db
 
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+# An edit as the ORM makes it: updated_at moves with the row.
+EDITED = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
 
 
 @pytest.fixture
@@ -102,7 +104,7 @@ def test_build_writes_exactly_what_the_views_serve(
 def test_views_serve_the_build(site: Any, build_dir: Path, client: Client) -> None:
     build()
     before = client.get("/sitemap-testapp-article-1.xml").content
-    Article.objects.filter(slug="a0").update(slug="changed")
+    Article.objects.filter(slug="a0").update(slug="changed", updated_at=EDITED)
     assert client.get("/sitemap-testapp-article-1.xml").content == before
     response = client.get("/sitemap-testapp-article-1.xml.gz")
     assert gzip.decompress(response.content) == before
@@ -198,7 +200,7 @@ def test_removed_sections_and_pages_disappear(site: Any, build_dir: Path) -> Non
 def test_only_named_sections(site: Any, build_dir: Path) -> None:
     build()
     Article.objects.filter(slug="a0").update(updated_at=T0 + datetime.timedelta(days=1))
-    Tag.objects.update(slug="t2")
+    Tag.objects.update(slug="t2", updated_at=EDITED)
     result = build(sections=["testapp-tag"])
     assert sorted(result.written) == [
         "sitemap-testapp-tag-1.xml",
@@ -216,7 +218,7 @@ def test_dry_run_writes_nothing(site: Any, build_dir: Path) -> None:
     assert len(result.written) == 14
     assert not (build_dir / "current").exists()
     build()
-    Article.objects.filter(slug="a0").update(slug="x")
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
     before = published(build_dir)
     result = build(dry_run=True)
     assert sorted(result.written) == [
@@ -252,7 +254,7 @@ def test_leftovers_of_a_killed_build_are_cleaned(site: Any, build_dir: Path) -> 
     (build_dir / ".tmp-killed").mkdir()
     (build_dir / ".tmp-killed" / "sitemap.xml").write_bytes(b"<half")
     (build_dir / ".tmp-link-killed").symlink_to("generations/nowhere")
-    Article.objects.filter(slug="a0").update(slug="x")
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
     result = build()
     assert result.cleaned == 2
     assert sorted(p.name for p in build_dir.iterdir()) == [LOCK_NAME, "current", "generations"]
@@ -260,7 +262,8 @@ def test_leftovers_of_a_killed_build_are_cleaned(site: Any, build_dir: Path) -> 
 
 def test_old_generations_are_pruned(site: Any, build_dir: Path) -> None:
     for i in range(4):
-        Article.objects.filter(slug=f"a{i}").update(slug=f"b{i}")
+        edited = EDITED + datetime.timedelta(days=i)
+        Article.objects.filter(slug=f"a{i}").update(slug=f"b{i}", updated_at=edited)
         build()
     manifest = get_publisher().manifest()
     assert manifest is not None
@@ -271,7 +274,7 @@ def test_old_generations_are_pruned(site: Any, build_dir: Path) -> None:
 
 def test_unchanged_files_are_hard_links(site: Any, build_dir: Path) -> None:
     build()
-    Article.objects.filter(slug="a0").update(slug="x")
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
     build()
     page = build_dir / "current" / "sitemap-testapp-article-3.xml"
     assert page.stat().st_nlink == 2
@@ -289,3 +292,111 @@ def test_nothing_to_list(sitemaps: Any, build_dir: Path) -> None:
     sitemapkit.register(Tag)
     with pytest.raises(CommandError, match="No section has a URL to list"):
         call_command("sitemapkit_build", verbosity=0)
+
+
+def test_200000_urls_byte_identical_to_the_views(
+    sitemaps: Any, build_dir: Path, client: Client, settings: Any
+) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        changefreq = "daily"
+
+    Article.objects.bulk_create(
+        (
+            Article(slug=f"article-{i}", updated_at=T0 + datetime.timedelta(seconds=i))
+            for i in range(200_000)
+        ),
+        batch_size=5000,
+    )
+    result = build()
+    assert result.urls == 200_000
+    files = published(build_dir)
+    assert len(files) == 10  # 4 pages and the index, each also gzipped
+    assert files == served(client, settings)
+    names = [path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"])]
+    assert names == [f"sitemap-testapp-article-{n}.xml" for n in (1, 2, 3, 4)]
+    assert sum(len(parse_urlset(files[name])) for name in names) == 200_000
+
+
+def test_unchanged_pages_are_not_rendered_again(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    rendered: list[tuple[str, int]] = []
+    real = sitemapkit.Sitemap.render_page
+
+    def spy(self: Any, number: int, context: Any) -> Any:
+        rendered.append((self.name, number))
+        return real(self, number, context)
+
+    monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
+    article = Article.objects.get(slug="a25")
+    article.updated_at = EDITED
+    article.save()
+    result = build()
+    # Only the edited page of the model section; the static pages are a list
+    # and always rendered (cheaply).
+    assert sorted(rendered) == [("pages", 1), ("testapp-article", 3)]
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-3.xml",
+        "sitemap-testapp-article-3.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+
+
+def test_rerender_catches_changes_no_lastmod_shows(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(slug="renamed-quietly")
+    assert build().written == []
+    result = build(rerender=True)
+    assert sorted(result.written)[:2] == [
+        "sitemap-testapp-article-1.xml",
+        "sitemap-testapp-article-1.xml.gz",
+    ]
+    assert b"/articles/renamed-quietly/" in published(build_dir)["sitemap-testapp-article-1.xml"]
+
+
+def drop_connection_once(monkeypatch: pytest.MonkeyPatch, page: int) -> list[int]:
+    """Make reading ``page`` fail once as a dropped database connection does."""
+    from django.db import OperationalError
+
+    calls: list[int] = []
+    real = sitemapkit.ModelSitemap.page_items
+
+    def flaky(self: Any, number: int, context: Any) -> Any:
+        calls.append(number)
+        if number == page and calls.count(page) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(self, number, context)
+
+    monkeypatch.setattr(sitemapkit.ModelSitemap, "page_items", flaky)
+    return calls
+
+
+def test_a_dropped_connection_inside_a_transaction_fails_cleanly(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest-django wraps this test in a transaction: a reconnect would lose
+    # it, so the build must fail and publish nothing.
+    build()
+    generation = os.readlink(build_dir / "current")
+    before = published(build_dir)
+    drop_connection_once(monkeypatch, page=2)
+    with pytest.raises(CommandError, match="nothing was published: OperationalError"):
+        call_command("sitemapkit_build", "--full", verbosity=0)
+    assert os.readlink(build_dir / "current") == generation
+    assert published(build_dir) == before
+    assert not [p for p in build_dir.iterdir() if p.name.startswith(".tmp")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_dropped_connection_outside_a_transaction_is_resumed(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = drop_connection_once(monkeypatch, page=2)
+    result = build()
+    assert calls.count(2) == 2
+    assert result.published and result.urls == 38
+    names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
+    assert len(names) == 6

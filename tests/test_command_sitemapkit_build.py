@@ -16,6 +16,8 @@ from tests.testapp.models import Article, Event
 pytestmark = pytest.mark.django_db
 
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+# An edit as the ORM makes it: updated_at moves with the row.
+EDITED = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
 
 
 @pytest.fixture
@@ -48,7 +50,7 @@ def test_one_line_summary(site: Path) -> None:
 
 def test_verbosity(site: Path) -> None:
     assert run(verbosity=0) == ""
-    Article.objects.filter(slug="a0").update(slug="x")
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
     lines = run(verbosity=2).splitlines()
     assert lines[:4] == [
         "Wrote sitemap-testapp-article-1.xml",

@@ -214,3 +214,65 @@ def test_time_zone_conversion_keeps_instant_and_day(sitemaps: Any, settings: Any
         updated_at=datetime.datetime(2026, 1, 1, 20, 0, tzinfo=datetime.UTC)
     )
     assert urls("testapp-tag")[0].lastmod == "2026-01-02T05:00:00+09:00"
+
+
+AWKWARD_SLUGS = [
+    "plain",
+    "a&b'c\"d<e>f",
+    "with space",
+    "caf\u00e9",
+    "\u65e5\u672c",
+    "50% off?",
+    "q?sessionid=abc&x=1",
+    "a+b=c;d,e",
+    "",
+    "a/b",
+    "x" * 2100,
+]
+
+
+def test_fast_path_is_byte_identical_to_get_absolute_url(
+    sitemaps: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Slow(sitemapkit.ModelSitemap):
+        changefreq = "daily"
+        priority = 0.4
+
+    class Fast(Slow):
+        url_name = "article-detail"
+        url_kwargs = {"slug": "slug"}
+
+    sitemapkit.register(Article, Slow, section="slow")
+    sitemaps._registry["fast"] = type("Fast", (Fast,), {"section": "fast", "model": Article})()
+    Article.objects.bulk_create(
+        Article(slug=slug, updated_at=T0 + datetime.timedelta(days=i))
+        for i, slug in enumerate(AWKWARD_SLUGS)
+    )
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        slow = render_page("slow", 1, base_url=BASE)
+        fast = render_page("fast", 1, base_url=BASE)
+    assert fast.content == slow.content
+    assert fast.skipped == slow.skipped == 3  # "", "a/b", and the 2,100-character URL
+    assert len(parse_urlset(fast.content)) == len(AWKWARD_SLUGS) - 3
+    assert "skipped <testapp.Article pk=" in caplog.text
+    assert parse_index(render_index(base_url=BASE).content)[0][1] is not None
+
+
+def test_fast_path_reads_only_the_columns_it_needs(sitemaps: Any) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    @sitemapkit.register(Article)
+    class Fast(sitemapkit.ModelSitemap):
+        url_name = "article-detail"
+        url_kwargs = {"slug": "slug"}
+        changefreq_field = "title"
+
+    Article.objects.create(slug="s", title="weekly", updated_at=T0)
+    Article.objects.create(slug="t", title="sometimes", updated_at=T0)
+    render_index(base_url=BASE)
+    with CaptureQueriesContext(connection) as queries:
+        entries = urls("testapp-article")
+    assert [e.changefreq for e in entries] == ["weekly", None]
+    select = queries[-1]["sql"]
+    assert '"published"' not in select and "`published`" not in select

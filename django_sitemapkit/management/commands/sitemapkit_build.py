@@ -30,6 +30,14 @@ class Command(BaseCommand):
             "--full", action="store_true", help="Rewrite every file, changed or not."
         )
         parser.add_argument(
+            "--rerender",
+            action="store_true",
+            help=(
+                "Render every page and write those whose bytes changed, even where row counts "
+                "and lastmods say nothing did (after raw SQL or update() that left updated_at)."
+            ),
+        )
+        parser.add_argument(
             "--dry-run",
             action="store_true",
             help="Report what would change; write nothing.",
@@ -51,6 +59,7 @@ class Command(BaseCommand):
         try:
             builder = Builder(
                 full=options["full"],
+                rerender=options["rerender"],
                 dry_run=options["dry_run"],
                 progress=self._progress if show_progress else None,
             )
