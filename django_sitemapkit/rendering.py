@@ -22,8 +22,8 @@ from django_sitemapkit.conf import get_settings
 from django_sitemapkit.locations import LocationBuilder
 from django_sitemapkit.pages import PageNotFound
 from django_sitemapkit.registry import SitemapRegistry, registry
-from django_sitemapkit.sitemaps import RenderContext, newest_of
-from django_sitemapkit.w3c import format_lastmod, to_aware
+from django_sitemapkit.sitemaps import RenderContext
+from django_sitemapkit.w3c import format_lastmod, later, to_aware
 from django_sitemapkit.writer import IndexWriter
 
 INDEX_URL_NAME = "sitemapkit:index"
@@ -55,7 +55,10 @@ class RenderedFile:
 
 def site_time_zone() -> datetime.tzinfo:
     """settings.TIME_ZONE, never a per-request activated zone: output must not vary by user."""
-    return timezone.get_default_timezone()
+    zone = timezone.get_default_timezone()
+    # The database hands out datetime.UTC-aware values; the same object here
+    # lets them be written without a conversion (the output is identical).
+    return datetime.UTC if getattr(zone, "key", None) in ("UTC", "Etc/UTC") else zone
 
 
 def page_path(section: str, number: int, *, gz: bool = False) -> str:
@@ -110,18 +113,19 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
     tz = site_time_zone()
     gz = get_settings().INDEX_LINKS_GZIP
     writer = IndexWriter()
-    newest: datetime.datetime | None = None
+    newest: datetime.date | datetime.datetime | None = None
     for entry in entries:
         lastmod = None
         if entry.lastmod is not None:
             # Always a full datetime in the index: one format per file, and a
             # date becomes midnight of its own day, never the day before.
             lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
-            newest = newest_of(newest, to_aware(entry.lastmod, tz))
+            newest = later(newest, entry.lastmod, tz)
         writer.add(base_url + page_path(entry.section, entry.number, gz=gz), lastmod)
     if writer.count == 0:
         raise PageNotFound(0)
-    return RenderedFile(writer.getvalue(), newest, url_count=writer.count)
+    last_modified = None if newest is None else to_aware(newest, tz)
+    return RenderedFile(writer.getvalue(), last_modified, url_count=writer.count)
 
 
 def index_entries(*, base_url: str, sitemaps: SitemapRegistry = registry) -> Iterator[IndexEntry]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import itertools
 import logging
 import operator
 import os
@@ -10,9 +11,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
-from django.db import models
-from django.db.models import QuerySet
+from django.db import connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import QuerySet, TextField
+from django.db.models.functions import Cast
+from django.db.models.sql.constants import MULTI
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
@@ -20,14 +25,15 @@ from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve,
 from django_sitemapkit.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.pages import KeysetPages, PageNotFound, PageSummary
 from django_sitemapkit.urltemplates import UrlTemplate
-from django_sitemapkit.w3c import format_lastmod, to_aware
+from django_sitemapkit.w3c import W3C_DATETIME_LENGTH, format_lastmod, later, to_aware
 from django_sitemapkit.writer import (
     CHANGEFREQS,
     MAX_BYTES_PER_FILE,
     MAX_ENTRIES_PER_FILE,
-    UrlEntry,
     UrlsetWriter,
+    escape,
     format_priority,
+    needs_escape,
 )
 
 logger = logging.getLogger("django_sitemapkit")
@@ -64,15 +70,19 @@ class ItemAccess:
 
 
 class EntryFactory:
-    """Builds the UrlEntry of each item of one sitemap, or a reason to skip it.
+    """Turns each item of one sitemap into its ``<url>`` element, or a logged skip.
 
-    The date format of the file is fixed by its first lastmod, so a file never
-    mixes formats.
+    Everything that is the same for every item -- attribute-or-method
+    lookups, constant ``changefreq``/``priority`` elements, the time zone --
+    is settled once per file, so the per-row work is reading the item and
+    formatting two values. The date format of a file is fixed by its first
+    lastmod, so a file never mixes formats.
     """
 
     def __init__(self, sitemap: Sitemap, context: RenderContext) -> None:
         self.sitemap = sitemap
         self.context = context
+        self.tz = context.tz
         access = sitemap.item_access()
         self.access = access
         self.location = access.location
@@ -81,14 +91,37 @@ class EntryFactory:
         self.date_only: bool | None = sitemap.lastmod_date_only()
         self.changefreq_attr = access.changefreq
         self.priority_attr = access.priority
+        # Constant elements are formatted once; a method is called per item.
+        self.changefreq_xml = (
+            ""
+            if access.changefreq is None or callable(access.changefreq)
+            else f"<changefreq>{access.changefreq}</changefreq>"
+        )
+        self.priority_xml = (
+            ""
+            if access.priority is None or callable(access.priority)
+            else f"<priority>{format_priority(float(access.priority))}</priority>"
+        )
         self.extra_xml = sitemap.extra_xml
+        self.has_extra_xml = type(sitemap).extra_xml is not Sitemap.extra_xml
         self.skipped = 0
-        # lastmod of the last entry built, as an aware datetime, so callers can
-        # track a file's newest lastmod without asking the sitemap twice.
-        self.last_lastmod: datetime.datetime | None = None
+        # The lastmod value of the last entry built, so callers can track a
+        # file's newest lastmod without asking the sitemap twice.
+        self.last_lastmod: Lastmod | None = None
 
-    def __call__(self, item: Any) -> UrlEntry | None:
-        sitemap = self.sitemap
+    def format_lastmod(self, value: Lastmod) -> str:
+        if self.date_only is None:
+            self.date_only = not isinstance(value, datetime.datetime)
+        if not self.date_only and type(value) is datetime.datetime and value.tzinfo is self.tz:
+            # Already in the site's zone (database values usually are): the
+            # common case, without the general conversion's calls.
+            text = value.isoformat(timespec="seconds")
+            if len(text) == W3C_DATETIME_LENGTH and text[20:] <= "14:00":
+                return text
+        return format_lastmod(value, self.tz, date_only=self.date_only)
+
+    def __call__(self, item: Any) -> str | None:
+        """The ``<url>`` element of ``item``, or None when it is skipped."""
         try:
             loc = self.build_location(self.location(item))
         except InvalidLocation as exc:
@@ -97,44 +130,44 @@ class EntryFactory:
         except Exception as exc:  # a user's location() may raise anything
             self._skip(item, f"location() raised {type(exc).__name__}: {exc}")
             return None
-        lastmod_value = self.lastmod(item)
-        lastmod = None
-        self.last_lastmod = None
-        if lastmod_value is not None:
-            self.last_lastmod = to_aware(lastmod_value, self.context.tz)
-            if self.date_only is None:
-                self.date_only = not isinstance(lastmod_value, datetime.datetime)
-            lastmod = format_lastmod(lastmod_value, self.context.tz, date_only=self.date_only)
-        changefreq = self.changefreq_attr
-        if callable(changefreq):
-            changefreq = changefreq(item)
-            if changefreq is not None and changefreq not in CHANGEFREQS:
+        value = self.lastmod(item)
+        self.last_lastmod = value
+        lastmod_xml = "" if value is None else f"<lastmod>{self.format_lastmod(value)}</lastmod>"
+        changefreq_xml = self.changefreq_xml
+        if callable(self.changefreq_attr):
+            changefreq = self.changefreq_attr(item)
+            if changefreq is None:
+                changefreq_xml = ""
+            elif changefreq in CHANGEFREQS:
+                changefreq_xml = f"<changefreq>{changefreq}</changefreq>"
+            else:
+                changefreq_xml = ""
                 logger.warning(
                     "Sitemap section %r: ignored changefreq %r of %s (not one of %s).",
-                    sitemap.section,
+                    self.sitemap.section,
                     changefreq,
                     self.access.describe(item),
                     ", ".join(sorted(CHANGEFREQS)),
                 )
-                changefreq = None
-        priority = self.priority_attr
-        if callable(priority):
-            priority = priority(item)
-            if priority is not None and not _valid_priority(priority):
+        priority_xml = self.priority_xml
+        if callable(self.priority_attr):
+            priority = self.priority_attr(item)
+            if priority is None:
+                priority_xml = ""
+            elif _valid_priority(priority):
+                priority_xml = f"<priority>{format_priority(float(priority))}</priority>"
+            else:
+                priority_xml = ""
                 logger.warning(
                     "Sitemap section %r: ignored priority %r of %s (must be 0.0 to 1.0).",
-                    sitemap.section,
+                    self.sitemap.section,
                     priority,
                     self.access.describe(item),
                 )
-                priority = None
-        return UrlEntry(
-            loc=loc,
-            lastmod=lastmod,
-            changefreq=changefreq,
-            priority=None if priority is None else format_priority(float(priority)),
-            extra_xml=self.extra_xml(item),
-        )
+        extra = "".join(self.extra_xml(item)) if self.has_extra_xml else ""
+        if needs_escape(loc):
+            loc = escape(loc)
+        return f"<url><loc>{loc}</loc>{lastmod_xml}{changefreq_xml}{priority_xml}{extra}</url>\n"
 
     def _skip(self, item: Any, reason: str) -> None:
         self.skipped += 1
@@ -144,14 +177,6 @@ class EntryFactory:
             self.access.describe(item),
             reason,
         )
-
-
-def newest_of(
-    newest: datetime.datetime | None, candidate: datetime.datetime | None
-) -> datetime.datetime | None:
-    if candidate is None:
-        return newest
-    return candidate if newest is None or candidate > newest else newest
 
 
 def _valid_priority(value: object) -> bool:
@@ -253,16 +278,16 @@ class Sitemap:
         cuts: list[tuple[int, int, Lastmod | None]] = []
         writer = self._new_writer()
         start = 0
-        newest: datetime.datetime | None = None
+        newest: Lastmod | None = None
         for index, item in enumerate(items):
-            entry = factory(item)
-            if entry is None:
+            xml = factory(item)
+            if xml is None:
                 continue
-            if not writer.add(entry):
+            if not writer.add_xml(xml):
                 cuts.append((start, index, newest))
                 writer, start, newest = self._new_writer(), index, None
-                writer.add(entry)
-            newest = newest_of(newest, factory.last_lastmod)
+                writer.add_xml(xml)
+            newest = later(newest, factory.last_lastmod, context.tz)
         if writer.count:
             cuts.append((start, len(items), newest))
         return cuts
@@ -278,21 +303,27 @@ class Sitemap:
         """Render page ``number``; raises PageNotFound when it has no URL to list."""
         factory = EntryFactory(self, context)
         writer = self._new_writer()
-        newest: datetime.datetime | None = None
+        newest: Lastmod | None = None
         overflowed = False
         for key, item in self.page_items(number, context):
-            entry = factory(item)
-            if entry is None:
+            xml = factory(item)
+            if xml is None:
                 continue
-            if not writer.add(entry):
+            if not writer.add_xml(xml):
                 self.page_overflowed(number, key)
                 overflowed = True
                 break
-            newest = newest_of(newest, factory.last_lastmod)
+            newest = later(newest, factory.last_lastmod, context.tz)
         if writer.count == 0:
             # An empty <urlset> is invalid against the schema: nothing to serve.
             raise PageNotFound(number)
-        return RenderedPage(writer.getvalue(), writer.count, factory.skipped, newest, overflowed)
+        return RenderedPage(
+            writer.getvalue(),
+            writer.count,
+            factory.skipped,
+            None if newest is None else to_aware(newest, context.tz),
+            overflowed,
+        )
 
 
 class ModelSitemap(Sitemap):
@@ -385,6 +416,11 @@ class ModelSitemap(Sitemap):
             return getter
 
         lastmod_getter = column(field is not None)
+        if lastmod_getter is not None:
+            assert field is not None
+            convert = raw_lastmod_converter(field, connections[self.get_queryset().db])
+            read_lastmod = lastmod_getter
+            lastmod_getter = lambda row: convert(read_lastmod(row))  # noqa: E731
         changefreq_getter = column(self.changefreq_field is not None)
         priority_getter = column(self.priority_field is not None)
         label = self.model._meta.label
@@ -411,18 +447,54 @@ class ModelSitemap(Sitemap):
         return self.keyset_pages().summaries()
 
     def page_items(self, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+        if self.uses_fast_path:
+            for row in self.page_rows(number):
+                yield row[0], row
+            return
         pages = self.keyset_pages()
         # One row past the limit tells the writer the page overflowed, without
         # ever reading an unbounded open-ended last page.
+        for obj in pages.page_queryset(number)[: pages.limit + 1].iterator(chunk_size=CHUNK_SIZE):
+            yield obj.pk, obj
+
+    def page_rows(self, number: int) -> Iterator[Sequence[Any]]:
+        """The fast path's rows of page ``number``: tuples of ``row_columns()``."""
+        pages = self.keyset_pages()
         rows = pages.page_queryset(number)
-        if self.uses_fast_path:
-            for row in rows.values_list(*self.row_columns())[: pages.limit + 1].iterator(
-                chunk_size=CHUNK_SIZE
-            ):
-                yield row[0], row
-        else:
-            for obj in rows[: pages.limit + 1].iterator(chunk_size=CHUNK_SIZE):
-                yield obj.pk, obj
+        columns: list[Any] = self.row_columns()
+        raw_column = None if self.get_lastmod_field() is None else 1 + len(self.url_kwargs)
+        if raw_column is not None and connections[rows.db].vendor == "sqlite":
+            # SQLite's declared-type converter would parse every datetime
+            # with a regex; reading the stored text leaves that to
+            # raw_lastmod_converter (or to the fused loop's slicing).
+            columns[raw_column] = Cast(columns[raw_column], TextField())
+        return iterate_rows(rows.values_list(*columns)[: pages.limit + 1], raw_column=raw_column)
+
+    def database_is_utc(self) -> bool:
+        """Whether the database hands out (or stores) datetimes in UTC."""
+        connection = connections[self.get_queryset().db]
+        return bool(settings.USE_TZ) and connection.timezone is datetime.UTC
+
+    def render_page(self, number: int, context: RenderContext) -> RenderedPage:
+        from django_sitemapkit.fastpath import FusedRows
+
+        factory = EntryFactory(self, context)
+        fused = FusedRows.prepare(self, factory) if self.uses_fast_path else None
+        if fused is None:
+            return super().render_page(number, context)
+        writer = self._new_writer()
+        newest, overflow_key = fused.render(self.page_rows(number), writer)
+        if overflow_key is not None:
+            self.page_overflowed(number, overflow_key)
+        if writer.count == 0:
+            raise PageNotFound(number)
+        return RenderedPage(
+            writer.getvalue(),
+            writer.count,
+            factory.skipped,
+            None if newest is None else to_aware(newest, context.tz),
+            overflow_key is not None,
+        )
 
     def page_overflowed(self, number: int, key: Any) -> None:
         from django_sitemapkit.cache import invalidate_sections
@@ -430,6 +502,63 @@ class ModelSitemap(Sitemap):
         self.keyset_pages().split(number, key)
         # The index must now list the new page: drop its cached copy.
         invalidate_sections([self.name])
+
+
+def raw_lastmod_converter(
+    field: models.Field[Any, Any], connection: BaseDatabaseWrapper
+) -> Callable[[Any], Lastmod | None]:
+    """Turn the database's raw value of a date/datetime column into a Python value.
+
+    Does what the backends' own converters do (SQLite hands out text, MySQL
+    naive datetimes, PostgreSQL aware ones), without their per-row settings
+    lookups: at a million rows those cost more than writing the XML.
+    """
+    if isinstance(field, models.DateTimeField):
+        zone = connection.timezone if settings.USE_TZ else None
+        parse_datetime = datetime.datetime.fromisoformat
+
+        def convert_datetime(value: Any) -> Lastmod | None:
+            if value is None:
+                return None
+            if value.__class__ is str:
+                value = parse_datetime(value)
+            if zone is not None and value.tzinfo is None:
+                value = value.replace(tzinfo=zone)
+            return value  # type: ignore[no-any-return]
+
+        return convert_datetime
+    parse_date = datetime.date.fromisoformat
+
+    def convert_date(value: Any) -> Lastmod | None:
+        if value.__class__ is str:
+            return parse_date(value)
+        return value  # type: ignore[no-any-return]
+
+    return convert_date
+
+
+def iterate_rows(queryset: QuerySet[Any], *, raw_column: int | None) -> Iterator[Sequence[Any]]:
+    """The rows of a ``values_list()`` queryset, read in chunks.
+
+    Like ``queryset.iterator()``, but the column ``raw_column`` is left as
+    the database returned it (see raw_lastmod_converter) and the rows are
+    the cursor's own tuples where no other column needs converting.
+    """
+    connection = connections[queryset.db]
+    compiler = queryset.query.get_compiler(queryset.db)
+    results = compiler.execute_sql(
+        MULTI,
+        chunked_fetch=not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"),
+        chunk_size=CHUNK_SIZE,
+    )
+    fields = [selected[0] for selected in compiler.select[0 : compiler.col_count]]
+    converters = compiler.get_converters(fields)
+    if raw_column is not None:
+        converters.pop(raw_column, None)
+    rows = itertools.chain.from_iterable(results)
+    if converters:
+        return map(tuple, compiler.apply_converters(rows, converters))
+    return rows
 
 
 def _normalise_url_name(entry: Any) -> tuple[str, tuple[Any, ...], dict[str, Any]]:

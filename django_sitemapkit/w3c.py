@@ -37,12 +37,21 @@ from __future__ import annotations
 
 import datetime
 
-__all__ = ["format_date", "format_datetime", "format_lastmod", "to_aware"]
+__all__ = [
+    "W3C_DATETIME_LENGTH",
+    "format_date",
+    "format_datetime",
+    "format_lastmod",
+    "later",
+    "to_aware",
+]
 
 _UTC = datetime.UTC
 _MINUTE_US = 60_000_000
 # len("YYYY-MM-DDThh:mm:ss+hh:mm")
 _W3C_LENGTH = 25
+#: Length of "YYYY-MM-DDThh:mm:ss+hh:mm": any other length needs the general formatter.
+W3C_DATETIME_LENGTH = _W3C_LENGTH
 # The largest offset XML Schema (hence the sitemap XSD) accepts.
 _MAX_OFFSET = datetime.timedelta(hours=14)
 
@@ -183,3 +192,23 @@ def to_aware(value: datetime.date | datetime.datetime, tz: datetime.tzinfo) -> d
             return _localize(value, tz)
         return value
     return _midnight(value, tz)
+
+
+def later(
+    newest: datetime.date | datetime.datetime | None,
+    value: datetime.date | datetime.datetime | None,
+    tz: datetime.tzinfo,
+) -> datetime.date | datetime.datetime | None:
+    """The later of two lastmods (None ignored), compared as they are when their types allow.
+
+    Comparing the values directly is the cheap common case; a date against a
+    datetime, or naive against aware, is compared as aware datetimes in ``tz``.
+    """
+    if value is None:
+        return newest
+    if newest is None:
+        return value
+    try:
+        return value if value > newest else newest
+    except TypeError:
+        return value if to_aware(value, tz) > to_aware(newest, tz) else newest

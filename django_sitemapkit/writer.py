@@ -9,6 +9,7 @@ no code path can produce an oversized file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -26,6 +27,10 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
 def escape(value: str) -> str:
     """Entity-escape the five characters the protocol names."""
     return value.translate(_ESCAPES)
+
+
+# Most locations need no escaping; a search is cheaper than a translate.
+needs_escape = re.compile(r"[&<>\"']").search
 
 
 class IndexFull(Exception):
@@ -73,25 +78,27 @@ class _FileWriter:
     def __init__(self, *, max_entries: int, max_bytes: int) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._head = (XML_DECLARATION + self.root_open).encode()
-        self._tail = self.root_close.encode()
-        self._chunks: list[bytes] = [self._head]
-        self.size = len(self._head) + len(self._tail)
+        head = XML_DECLARATION + self.root_open
+        self._parts: list[str] = [head]
+        # Sizes are counted in UTF-8 bytes as entries arrive; the text is
+        # encoded once, whole, at the end.
+        self.size = len(head.encode()) + len(self.root_close.encode())
         self.count = 0
 
-    def _add(self, xml: str) -> bool:
+    def add_xml(self, xml: str) -> bool:
+        """Append one serialised entry; False (and nothing written) when the file is full."""
         if self.count >= self.max_entries:
             return False
-        data = xml.encode()
-        if self.size + len(data) > self.max_bytes:
+        size = len(xml) if xml.isascii() else len(xml.encode())
+        if self.size + size > self.max_bytes:
             return False
-        self._chunks.append(data)
-        self.size += len(data)
+        self._parts.append(xml)
+        self.size += size
         self.count += 1
         return True
 
     def getvalue(self) -> bytes:
-        return b"".join([*self._chunks, self._tail])
+        return "".join([*self._parts, self.root_close]).encode()
 
 
 class UrlsetWriter(_FileWriter):
@@ -117,7 +124,7 @@ class UrlsetWriter(_FileWriter):
 
     def add(self, entry: UrlEntry) -> bool:
         """Append ``entry``; False (and nothing written) when the file is full."""
-        return self._add(entry.to_xml())
+        return self.add_xml(entry.to_xml())
 
 
 class IndexWriter(_FileWriter):
@@ -135,7 +142,7 @@ class IndexWriter(_FileWriter):
         xml = f"<sitemap><loc>{escape(loc)}</loc>"
         if lastmod is not None:
             xml += f"<lastmod>{lastmod}</lastmod>"
-        if not self._add(xml + "</sitemap>\n"):
+        if not self.add_xml(xml + "</sitemap>\n"):
             raise IndexFull(
                 f"The sitemap index would name more than {self.max_entries:,} files or pass "
                 f"{self.max_bytes:,} bytes; raise the sections' limit or split the site "

@@ -245,15 +245,15 @@ def test_fast_path_is_byte_identical_to_get_absolute_url(
     sitemapkit.register(Article, Slow, section="slow")
     sitemaps._registry["fast"] = type("Fast", (Fast,), {"section": "fast", "model": Article})()
     Article.objects.bulk_create(
-        Article(slug=slug, updated_at=T0 + datetime.timedelta(days=i))
-        for i, slug in enumerate(AWKWARD_SLUGS)
+        Article(slug=slug, updated_at=T0 + datetime.timedelta(days=i, microseconds=7 * (i % 2)))
+        for i, slug in enumerate([*AWKWARD_SLUGS, "plain-2", "plain_3"])
     )
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
         slow = render_page("slow", 1, base_url=BASE)
         fast = render_page("fast", 1, base_url=BASE)
     assert fast.content == slow.content
     assert fast.skipped == slow.skipped == 3  # "", "a/b", and the 2,100-character URL
-    assert len(parse_urlset(fast.content)) == len(AWKWARD_SLUGS) - 3
+    assert len(parse_urlset(fast.content)) == len(AWKWARD_SLUGS) - 1
     assert "skipped <testapp.Article pk=" in caplog.text
     assert parse_index(render_index(base_url=BASE).content)[0][1] is not None
 

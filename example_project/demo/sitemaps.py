@@ -12,6 +12,10 @@ sitemapkit.register(Author)  # no updated_at: listed without lastmod (a system c
 class ArticleSitemap(sitemapkit.ModelSitemap):
     changefreq = "weekly"
     priority = 0.6
+    # The fast path: <loc> from the "article-detail" pattern filled with each
+    # row's slug, read as columns -- no model instance, no reverse() per row.
+    url_name = "article-detail"
+    url_kwargs = {"slug": "slug"}
 
     def get_queryset(self):
         return Article.objects.filter(published=True)

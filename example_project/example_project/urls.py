@@ -30,7 +30,7 @@ urlpatterns = [
     path("", TemplateView.as_view(template_name="demo/home.html"), name="home"),
     path("about/", TemplateView.as_view(template_name="demo/about.html"), name="about"),
     path(
-        "articles/<uslug:slug>/",
+        "articles/<str:slug>/",
         views.ArticleDetailView.as_view(),
         name="article-detail",
     ),

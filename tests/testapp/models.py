@@ -6,7 +6,7 @@ from django.urls import reverse
 
 class Article(models.Model):
     title = models.CharField(max_length=200, default="")
-    slug = models.CharField(max_length=1000)
+    slug = models.CharField(max_length=3000)
     published = models.BooleanField(default=True)
     updated_at = models.DateTimeField()
 
