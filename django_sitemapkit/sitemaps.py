@@ -303,17 +303,9 @@ class Sitemap:
         """Render page ``number``; raises PageNotFound when it has no URL to list."""
         factory = EntryFactory(self, context)
         writer = self._new_writer()
-        newest: Lastmod | None = None
-        overflowed = False
-        for key, item in self.page_items(number, context):
-            xml = factory(item)
-            if xml is None:
-                continue
-            if not writer.add_xml(xml):
-                self.page_overflowed(number, key)
-                overflowed = True
-                break
-            newest = later(newest, factory.last_lastmod, context.tz)
+        newest, overflow_key = self.write_page(number, context, factory, writer)
+        if overflow_key is not None:
+            self.page_overflowed(number, overflow_key)
         if writer.count == 0:
             # An empty <urlset> is invalid against the schema: nothing to serve.
             raise PageNotFound(number)
@@ -322,8 +314,26 @@ class Sitemap:
             writer.count,
             factory.skipped,
             None if newest is None else to_aware(newest, context.tz),
-            overflowed,
+            overflow_key is not None,
         )
+
+    def write_page(
+        self, number: int, context: RenderContext, factory: EntryFactory, writer: UrlsetWriter
+    ) -> tuple[Lastmod | None, Any]:
+        """Write the items of page ``number``.
+
+        Returns the newest lastmod written and the key of the first item that
+        did not fit (None when all did).
+        """
+        newest: Lastmod | None = None
+        for key, item in self.page_items(number, context):
+            xml = factory(item)
+            if xml is None:
+                continue
+            if not writer.add_xml(xml):
+                return newest, key
+            newest = later(newest, factory.last_lastmod, context.tz)
+        return newest, None
 
 
 class ModelSitemap(Sitemap):
@@ -475,26 +485,15 @@ class ModelSitemap(Sitemap):
         connection = connections[self.get_queryset().db]
         return bool(settings.USE_TZ) and connection.timezone is datetime.UTC
 
-    def render_page(self, number: int, context: RenderContext) -> RenderedPage:
+    def write_page(
+        self, number: int, context: RenderContext, factory: EntryFactory, writer: UrlsetWriter
+    ) -> tuple[Lastmod | None, Any]:
         from django_sitemapkit.fastpath import FusedRows
 
-        factory = EntryFactory(self, context)
         fused = FusedRows.prepare(self, factory) if self.uses_fast_path else None
         if fused is None:
-            return super().render_page(number, context)
-        writer = self._new_writer()
-        newest, overflow_key = fused.render(self.page_rows(number), writer)
-        if overflow_key is not None:
-            self.page_overflowed(number, overflow_key)
-        if writer.count == 0:
-            raise PageNotFound(number)
-        return RenderedPage(
-            writer.getvalue(),
-            writer.count,
-            factory.skipped,
-            None if newest is None else to_aware(newest, context.tz),
-            overflow_key is not None,
-        )
+            return super().write_page(number, context, factory, writer)
+        return fused.render(self.page_rows(number), writer)
 
     def page_overflowed(self, number: int, key: Any) -> None:
         from django_sitemapkit.cache import invalidate_sections
