@@ -139,3 +139,16 @@ def test_storage_that_does_not_overwrite_is_refused(bucket: Any, settings: Any) 
     Article.objects.filter(slug="a0").update(slug="changed", updated_at=EDITED)
     with pytest.raises(PublishError, match="does not overwrite files"):
         Builder().run()
+
+
+def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
+    from django_sitemapkit.publishing import BuildLocked
+
+    publisher = get_publisher()
+    with (
+        publisher.lock(),
+        pytest.raises(BuildLocked, match="Another sitemapkit_build is publishing"),
+    ):
+        Builder().run()
+    # Released: the next build runs.
+    assert Builder().run().published
