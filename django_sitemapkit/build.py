@@ -32,7 +32,7 @@ from django_sitemapkit.publishing import (
     page_filename,
 )
 from django_sitemapkit.registry import SitemapRegistry, registry
-from django_sitemapkit.rendering import IndexEntry, RenderedFile, make_context, write_index
+from django_sitemapkit.rendering import IndexEntry, gzip_chunks, make_context, write_index
 from django_sitemapkit.sitemaps import RenderContext, RenderedPage, Sitemap
 from django_sitemapkit.w3c import to_aware
 
@@ -68,8 +68,11 @@ class BuildResult:
 Progress = Callable[[int, int], None]
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def sha256(*chunks: bytes) -> str:
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def render_page_resiliently(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
@@ -197,7 +200,7 @@ class Builder:
             if transaction is not None:
                 transaction.keep(name)
 
-        def write(name: str, data: bytes) -> None:
+        def write(name: str, data: list[bytes]) -> None:
             result.written.append(name)
             if transaction is not None:
                 transaction.write(name, data)
@@ -247,7 +250,7 @@ class Builder:
                     to_render.append(summary.number)
             for number, page in render_section(sitemap, context, to_render):
                 name = page_filename(sitemap.name, number)
-                digest = sha256(page.content)
+                digest = sha256(*page.chunks)
                 before = old.get(name)
                 unchanged = before is not None and before.sha256 == digest and not self.full
                 records.append(
@@ -255,7 +258,7 @@ class Builder:
                         section=sitemap.name,
                         number=number,
                         sha256=digest,
-                        size=len(page.content),
+                        size=page.size,
                         urls=page.url_count,
                         lastmod=self._announced_lastmod(page, before, unchanged),
                         skipped=page.skipped,
@@ -268,12 +271,12 @@ class Builder:
                     assert before is not None
                     keep_record(before)
                 else:
-                    write(name, page.content)
+                    write(name, page.chunks)
                     if self.gzip:
-                        write(name + ".gz", RenderedFile(page.content, None).gzipped().content)
+                        write(name + ".gz", [gzip_chunks(page.chunks)])
                 result.urls += page.url_count
                 result.skipped += page.skipped
-                result.bytes += len(page.content)
+                result.bytes += page.size
                 advance()
             manifest.pages.extend(sorted(records, key=lambda r: r.number))
 

@@ -129,7 +129,8 @@ class Manifest:
 class Transaction:
     """Files of one build, not visible to readers until ``publish()``."""
 
-    def write(self, name: str, data: bytes) -> None:
+    def write(self, name: str, data: bytes | list[bytes]) -> None:
+        """Write a file, given whole or in pieces."""
         raise NotImplementedError
 
     def keep(self, name: str) -> None:
@@ -278,9 +279,9 @@ class _LocalTransaction(Transaction):
             None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
         )
 
-    def write(self, name: str, data: bytes) -> None:
+    def write(self, name: str, data: bytes | list[bytes]) -> None:
         with open(self.temp / name, "wb") as handle:
-            handle.write(data)
+            handle.writelines([data] if isinstance(data, bytes) else data)
             handle.flush()
             os.fsync(handle.fileno())
 
@@ -396,9 +397,10 @@ class _FlatTransaction(Transaction):
         self.publisher = publisher
         self.previous = previous
 
-    def write(self, name: str, data: bytes) -> None:
+    def write(self, name: str, data: bytes | list[bytes]) -> None:
         storage = self.publisher.storage
-        saved = storage.save(name, ContentFile(data))
+        content = data if isinstance(data, bytes) else b"".join(data)
+        saved = storage.save(name, ContentFile(content))
         if saved != name:
             storage.delete(saved)
             raise PublishError(

@@ -189,12 +189,22 @@ def _valid_priority(value: object) -> bool:
 
 @dataclass
 class RenderedPage:
-    content: bytes
+    # The file in pieces: a build hashes, compresses and writes them without
+    # ever holding a second, joined copy of the file.
+    chunks: list[bytes]
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
     # The page did not fit and was split: a new page now holds the rest.
     overflowed: bool = False
+
+    @property
+    def content(self) -> bytes:
+        return b"".join(self.chunks)
+
+    @property
+    def size(self) -> int:
+        return sum(map(len, self.chunks))
 
 
 class Sitemap:
@@ -310,7 +320,7 @@ class Sitemap:
             # An empty <urlset> is invalid against the schema: nothing to serve.
             raise PageNotFound(number)
         return RenderedPage(
-            writer.getvalue(),
+            writer.chunks(),
             writer.count,
             factory.skipped,
             None if newest is None else to_aware(newest, context.tz),

@@ -106,9 +106,15 @@ class _FileWriter:
         self.count += 1
         return True
 
+    def chunks(self) -> list[bytes]:
+        """The whole file, in pieces (no copy into one buffer); ends the writer."""
+        self._chunks.append("".join([*self._batch, self.root_close]).encode())
+        self._batch.clear()
+        return self._chunks
+
     def getvalue(self) -> bytes:
         """The whole file."""
-        return b"".join([*self._chunks, "".join([*self._batch, self.root_close]).encode()])
+        return b"".join(self.chunks())
 
 
 class UrlsetWriter(_FileWriter):
