@@ -91,6 +91,8 @@ def test_scrapy_sitemap_spider(site: tuple[str, set[str]], tmp_path: Path) -> No
             "ROBOTSTXT_OBEY=False",
             "-s",
             "HTTPCACHE_ENABLED=False",
+            "-s",
+            "CONCURRENT_REQUESTS=1",
         ],
         check=True,
         timeout=120,
