@@ -154,8 +154,15 @@ def _lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], 
             return None
         cls = raw.__class__
         if cls is str:
-            # SQLite text as Django stores it in UTC: "YYYY-MM-DD HH:MM:SS[.ffffff]".
-            if text_ok and len(raw) in (19, 26) and raw[10] == " ":
+            # The database's text of a UTC datetime: "YYYY-MM-DD HH:MM:SS"
+            # with six fractional digits or none (SQLite, MySQL), or any number
+            # of them and "+00" (PostgreSQL in a UTC session).
+            if (
+                text_ok
+                and len(raw) >= 19
+                and raw[10] == " "
+                and (len(raw) in (19, 26) or raw.endswith("+00"))
+            ):
                 return f"{raw[:10]}T{raw[11:19]}+00:00"
             return None
         if cls is datetime.datetime and (

@@ -40,6 +40,10 @@ logger = logging.getLogger("django_sitemapkit")
 
 Lastmod = datetime.datetime | datetime.date
 
+# Backends whose text form of a datetime column is ISO 8601 that
+# datetime.fromisoformat() reads: "YYYY-MM-DD HH:MM:SS[.ffffff][+00]".
+TEXT_DATETIME_VENDORS = frozenset({"sqlite", "postgresql", "mysql"})
+
 # Iteration chunk for model rows: large enough to amortise round trips,
 # small enough that memory stays flat.
 CHUNK_SIZE = 2000
@@ -483,10 +487,12 @@ class ModelSitemap(Sitemap):
         rows = pages.page_queryset(number)
         columns: list[Any] = self.row_columns()
         raw_column = None if self.get_lastmod_field() is None else 1 + len(self.url_kwargs)
-        if raw_column is not None and connections[rows.db].vendor == "sqlite":
-            # SQLite's declared-type converter would parse every datetime
-            # with a regex; reading the stored text leaves that to
-            # raw_lastmod_converter (or to the fused loop's slicing).
+        if raw_column is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
+            # Read lastmod as the database's text: the drivers' own datetime
+            # parsing (SQLite's regex converter, psycopg's Python time-zone
+            # loader) costs more per row than writing the whole <url>;
+            # raw_lastmod_converter parses the text (and the fused loop
+            # mostly just slices it).
             columns[raw_column] = Cast(columns[raw_column], TextField())
         return iterate_rows(rows.values_list(*columns)[: pages.limit + 1], raw_column=raw_column)
 
