@@ -1,0 +1,1 @@
+"""The benchmark's only app: one table of articles served by every contender."""

@@ -1,0 +1,93 @@
+"""Settings of the benchmark project.
+
+Everything that varies between measurements comes from the environment, so the
+driver (``benchmarks/run.py``) can start each measurement as a fresh process:
+
+``DATABASE_URL``
+    django-environ URL; default: SQLite in ``benchmarks/.data/bench.sqlite3``.
+``BENCH_SITEMAPKIT_MODE``
+    ``fast`` (default): the section names its URL pattern (``url_name`` /
+    ``url_kwargs``); ``absurl``: the section lists model instances and calls
+    ``get_absolute_url()`` for each. See ``bench/sitemaps.py``.
+``BENCH_BUILD_DIR``
+    ``SITEMAPKIT["BUILD_DIR"]`` for ``sitemapkit_build``.
+``BENCH_ICV_DIR``
+    root of the FileSystemStorage django-icv-sitemaps writes into.
+``BENCH_CACHE_TIMEOUT``
+    ``SITEMAPKIT["CACHE_TIMEOUT"]``; default 0 (no caching of rendered files).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import tempfile
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = BASE_DIR.parent / ".data"
+env = environ.Env()
+
+SECRET_KEY = "benchmarks-only-not-secret"
+DEBUG = False  # DEBUG=True would keep every query in connection.queries
+ALLOWED_HOSTS = ["*"]
+USE_TZ = True
+TIME_ZONE = "UTC"
+USE_I18N = False
+
+HAVE_ICV = importlib.util.find_spec("icv_sitemaps") is not None
+
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",  # django-icv-sitemaps' tenant FK points at auth.Group
+    "django.contrib.sitemaps",  # templates of the contrib views
+    "django_sitemapkit",  # autodiscovers bench/sitemaps.py
+    *(["icv_sitemaps"] if HAVE_ICV else []),
+    "bench",
+]
+MIDDLEWARE: list[str] = []  # no GZipMiddleware: every contender serves plain XML
+ROOT_URLCONF = "benchsite.urls"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {},
+    }
+]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'bench.sqlite3'}"),
+}
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+SCRATCH = Path(tempfile.gettempdir()) / "sitemapkit-bench"
+BENCH_SITEMAPKIT_MODE = os.environ.get("BENCH_SITEMAPKIT_MODE", "fast")
+BASE_URL = "https://www.example.com"
+
+SITEMAPKIT = {
+    "BASE_URL": BASE_URL,
+    "BUILD_DIR": os.environ.get("BENCH_BUILD_DIR", str(SCRATCH / "sitemapkit")),
+    "CACHE_TIMEOUT": int(os.environ.get("BENCH_CACHE_TIMEOUT", "0")),
+}
+
+# django-icv-sitemaps: one section over a proxy of the same table (bench.IcvArticle),
+# written synchronously by `icv_sitemaps_generate` into its own storage alias.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "icv": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": os.environ.get("BENCH_ICV_DIR", str(SCRATCH / "icv"))},
+    },
+}
+ICV_STORAGES_ALIAS = "icv"
+ICV_TENANT_MODEL = "auth.Group"  # its default, named to silence check icv_sitemaps.W003
+ICV_SITEMAPS_BASE_URL = BASE_URL
+ICV_SITEMAPS_ASYNC_GENERATION = False
+ICV_SITEMAPS_AUTO_SECTIONS = {
+    "articles": {"model": "bench.IcvArticle", "sitemap_type": "standard"},
+}
