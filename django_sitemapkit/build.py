@@ -2,10 +2,11 @@
 
 Pages are rendered by the same code the views use (``Sitemap.render_page`` and
 ``rendering.write_index``), so a built file and a served file are the same
-bytes. A manifest of content hashes makes builds incremental: every page is
-rendered, but only pages whose bytes changed are written, and the index
-announces a new lastmod for every page whose bytes changed -- also when the
-change was a deletion, which no ``updated_at`` shows.
+bytes. A manifest makes builds incremental: a model page whose row count and
+newest lastmod (its fingerprint) are what they were is kept without rendering
+it; any other page is rendered and written only if its bytes (content hash)
+changed; and the index announces a new lastmod for every page whose bytes
+changed -- also when the change was a deletion, which no ``updated_at`` shows.
 """
 
 from __future__ import annotations
