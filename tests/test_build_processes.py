@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from lxml import etree
@@ -151,13 +150,41 @@ def test_killed_builds_never_show_a_broken_set(project: dict[str, str]) -> None:
 
 
 def test_two_builds_at_once(project: dict[str, str]) -> None:
+    """Started together: one valid set, and no error but the clear message of one that stopped."""
     root = Path(project["SITEMAPKIT_BUILD_DIR"])
+    processes = [start_build(project, "--full"), start_build(project, "--full")]
+    results = [(*p.communicate(), p.returncode) for p in processes]
+    for stdout, stderr, code in results:
+        if code == 0:
+            assert "files written" in stdout
+        else:
+            assert code == 1, results
+            assert "Another sitemapkit_build is publishing" in stderr
+            assert "Traceback" not in stderr
+    assert 0 in [code for *_, code in results]
+    assert check_generation(root) > 0
+
+
+def test_a_second_build_stops_while_one_is_publishing(project: dict[str, str]) -> None:
+    """The overlap made certain: the first build is frozen while it holds the lock."""
+    root = Path(project["SITEMAPKIT_BUILD_DIR"])
+    lock = root / ".sitemapkit-build.lock"
     first = start_build(project, "--full")
-    second = start_build(project, "--full")
-    results: list[Any] = [(*p.communicate(), p.returncode) for p in (first, second)]
-    codes = sorted(r[2] for r in results)
-    assert codes == [0, 1], results
-    loser = next(r for r in results if r[2] == 1)
-    assert "Another sitemapkit_build is publishing" in loser[1]
-    assert "Traceback" not in loser[1]
+    deadline = time.monotonic() + 60
+    while f"pid {first.pid} " not in (lock.read_text() if lock.exists() else ""):
+        assert time.monotonic() < deadline, "the first build never took the lock"
+        time.sleep(0.01)
+    first.send_signal(signal.SIGSTOP)
+    try:
+        second = start_build(project, "--full")
+        _stdout, stderr = second.communicate(timeout=120)
+    finally:
+        first.send_signal(signal.SIGCONT)
+    assert second.returncode == 1
+    assert "Another sitemapkit_build is publishing" in stderr
+    assert f"pid {first.pid}" in stderr
+    assert "Traceback" not in stderr
+    stdout, _stderr = first.communicate(timeout=120)
+    assert first.returncode == 0
+    assert "files written" in stdout
     assert check_generation(root) > 0
