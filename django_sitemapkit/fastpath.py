@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from django.urls.converters import PathConverter, SlugConverter, StringConverter
 
 from django_sitemapkit.locations import MAX_URL_LENGTH
-from django_sitemapkit.urltemplates import UrlTemplate
 from django_sitemapkit.w3c import W3C_DATETIME_LENGTH, later
 from django_sitemapkit.writer import UrlsetWriter
 
@@ -63,14 +62,14 @@ class FusedRows:
     def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FusedRows | None:
         """The fused loop for this file, or None when the general path must run."""
         access = factory.access
+        template = access.url_template
         if (
             callable(access.changefreq)
             or callable(access.priority)
             or factory.has_extra_xml
-            or sitemap.url_name is None
+            or template is None
         ):
             return None
-        template = UrlTemplate(sitemap.url_name, list(sitemap.url_kwargs))
         if template.parts is None or not all(
             type(c) in _IDENTITY_CONVERTERS for c in template.converters
         ):

@@ -297,31 +297,35 @@ class _LocalTransaction(Transaction):
         for name, data in index.items():
             self.write(name, data)
         self.write(MANIFEST_NAME, manifest.to_json())
-        _fsync_dir(self.temp)
+        fsync_directory(self.temp)
         root = self.publisher.root
         generations = root / GENERATIONS_DIR
         generations.mkdir(exist_ok=True)
         final = generations / self.generation
         os.rename(self.temp, final)
-        _fsync_dir(generations)
+        fsync_directory(generations)
         # rename(2) over an existing symlink is atomic: readers resolve either
         # the old target or the new one.
         staging = root / f"{TEMP_PREFIX}link-{self.generation}"
         os.symlink(f"{GENERATIONS_DIR}/{self.generation}", staging)
         os.replace(staging, root / CURRENT_LINK)
-        _fsync_dir(root)
+        fsync_directory(root)
         self.publisher.prune({manifest.generation, manifest.previous_generation})
 
     def abort(self) -> None:
         shutil.rmtree(self.temp, ignore_errors=True)
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def fsync_directory(directory: Path) -> None:
+    """Make renames inside ``directory`` durable (POSIX; elsewhere a no-op)."""
+    # Directories cannot be opened this way on Windows, where a replace is
+    # already as durable as it gets.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 # -- any other storage: flat, index last ---------------------------------------

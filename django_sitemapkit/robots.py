@@ -52,6 +52,7 @@ from urllib.parse import urlsplit
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
+from django_sitemapkit.publishing import fsync_directory
 from django_sitemapkit.rendering import index_path
 from django_sitemapkit.views import site_base_url
 
@@ -261,7 +262,7 @@ def write_atomically(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
         raise
-    _fsync_directory(target.parent)
+    fsync_directory(target.parent)
 
 
 def _existing_mode(path: Path) -> int | None:
@@ -269,17 +270,6 @@ def _existing_mode(path: Path) -> int | None:
         return stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         return None
-
-
-def _fsync_directory(directory: Path) -> None:
-    # Makes the rename itself durable on POSIX; directories cannot be opened
-    # this way on Windows, where the replace is already as durable as it gets.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 @require_safe

@@ -71,6 +71,9 @@ class ItemAccess:
     changefreq: str | Callable[[Any], str | None] | None
     priority: float | Callable[[Any], float | None] | None
     describe: Callable[[Any], str] = repr
+    # The fast path's URL template, built once per file and shared with the
+    # fused row loop.
+    url_template: UrlTemplate | None = None
 
 
 class EntryFactory:
@@ -383,12 +386,6 @@ class ModelSitemap(Sitemap):
             return None
         return field if isinstance(field, models.DateField) else None
 
-    def item_lastmod(self, item: Any) -> Lastmod | None:
-        # Always the field: the index computes each page's lastmod from it in
-        # the database, and a page must agree with its index entry.
-        field = self.get_lastmod_field()
-        return None if field is None else getattr(item, field.attname)
-
     def lastmod_date_only(self) -> bool | None:
         field = self.get_lastmod_field()
         if field is None:
@@ -454,6 +451,7 @@ class ModelSitemap(Sitemap):
             changefreq=changefreq_getter or self.changefreq,
             priority=priority_getter or self.priority,
             describe=lambda row: f"<{label} pk={row[0]!r}>",
+            url_template=template,
         )
 
     # -- pages -----------------------------------------------------------------
