@@ -4,15 +4,18 @@ Pages are rendered by the same code the views use (``Sitemap.render_page`` and
 ``rendering.write_index``), so a built file and a served file are the same
 bytes. A manifest makes builds incremental: a model page whose row count and
 newest lastmod (its fingerprint) are what they were is kept without rendering
-it; any other page is rendered and written only if its bytes (content hash)
-changed; and the index announces a new lastmod for every page whose bytes
-changed -- also when the change was a deletion, which no ``updated_at`` shows.
+it; a page where only some rows were edited gets just their segments rendered
+again and spliced into its old bytes (splicing.py); any other page is rendered
+whole. A page is written only if its bytes (content hash) changed, and the
+index announces a new lastmod for every page whose bytes changed -- also when
+the change was a deletion, which no ``updated_at`` shows.
 """
 
 from __future__ import annotations
 
 import datetime
 import hashlib
+import itertools
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,21 +24,25 @@ from dataclasses import dataclass, field
 from django.db import InterfaceError, OperationalError, connections
 
 from django_sitemapkit.conf import get_settings
+from django_sitemapkit.deflate import compress_pieces, gzip_member
 from django_sitemapkit.locations import parse_base_url
-from django_sitemapkit.pages import PageNotFound, PageSummary
+from django_sitemapkit.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.publishing import (
     INDEX_NAME,
     FileRecord,
     Manifest,
+    PageLayout,
     Publisher,
     Transaction,
     get_publisher,
     page_filename,
 )
 from django_sitemapkit.registry import SitemapRegistry, registry
-from django_sitemapkit.rendering import IndexEntry, gzip_chunks, make_context, write_index
-from django_sitemapkit.sitemaps import RenderContext, RenderedPage, Sitemap
+from django_sitemapkit.rendering import IndexEntry, make_context, write_index
+from django_sitemapkit.sitemaps import ModelSitemap, RenderContext, RenderedPage, Sitemap
+from django_sitemapkit.splicing import can_splice, sitemap_can_splice, splice_pages
 from django_sitemapkit.w3c import to_aware
+from django_sitemapkit.writer import SEGMENT_ENTRIES
 
 
 class BuildError(Exception):
@@ -76,8 +83,10 @@ def sha256(*chunks: bytes) -> str:
     return digest.hexdigest()
 
 
-def render_page_resiliently(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
-    """Render one page, once more on a fresh connection if the database dropped ours.
+def render_page_resiliently(
+    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+) -> RenderedPage:
+    """Render one page (or ``span`` of it), again on a fresh connection if the database dropped ours.
 
     Long builds meet servers and proxies that close idle or long-lived
     connections. Each page is its own query, so a page can simply be read
@@ -85,13 +94,13 @@ def render_page_resiliently(sitemap: Sitemap, number: int, context: RenderContex
     then the error propagates and the build fails without publishing.
     """
     try:
-        return sitemap.render_page(number, context)
+        return sitemap.render_page(number, context, span)
     except (OperationalError, InterfaceError):
         if any(connection.in_atomic_block for connection in connections.all()):
             raise
         for connection in connections.all():
             connection.close()
-        return sitemap.render_page(number, context)
+        return sitemap.render_page(number, context, span)
 
 
 def render_section(
@@ -188,11 +197,12 @@ class Builder:
         old_gzip = previous is not None and previous.gzip
         context = make_context(self.base_url)
         # One pass over the sections' page lists first, for the progress total.
-        summaries = {
-            sitemap.name: sitemap.page_summaries(context)
+        splice_records = {
+            sitemap.name: self._splice_records(sitemap, previous, old)
             for sitemap in self.sitemaps
             if _wanted(sitemap, selected)
         }
+        summaries = {name: self.sitemaps[name].page_summaries(context) for name in splice_records}
         total = sum(len(pages) for pages in summaries.values())
         done = 0
 
@@ -228,12 +238,7 @@ class Builder:
                 continue
             # Pages whose row count and newest lastmod are what they were at the
             # last render are kept without rendering them again.
-            trust_fingerprints = (
-                sitemap.fingerprints_reliable()
-                and not self.full
-                and not self.rerender
-                and (old_gzip or not self.gzip)
-            )
+            trust_fingerprints = self._trust_fingerprints(sitemap, previous)
             records: list[FileRecord] = []
             fingerprints: dict[int, str] = {}
             to_render: list[int] = []
@@ -249,11 +254,34 @@ class Builder:
                 else:
                     fingerprints[summary.number] = fingerprint
                     to_render.append(summary.number)
-            for number, page in render_section(sitemap, context, to_render):
+            spliced: dict[int, RenderedPage] = {}
+            to_splice = {
+                number: record
+                for number, record in splice_records[sitemap.name].items()
+                if number in to_render
+            }
+            if to_splice and previous is not None:
+                assert isinstance(sitemap, ModelSitemap)
+                spliced = self._splice(
+                    sitemap, to_splice, summaries[sitemap.name], context, previous
+                )
+            rendered = itertools.chain(
+                spliced.items(),
+                render_section(sitemap, context, [n for n in to_render if n not in spliced]),
+            )
+            for number, page in rendered:
                 name = page_filename(sitemap.name, number)
                 digest = sha256(*page.chunks)
                 before = old.get(name)
-                unchanged = before is not None and before.sha256 == digest and not self.full
+                unchanged = (
+                    before is not None
+                    and before.sha256 == digest
+                    and not self.full
+                    and (old_gzip or not self.gzip)
+                )
+                compressed: list[bytes] = []
+                if not unchanged and self.gzip:
+                    compressed = page.compressed or compress_pieces(page.chunks)
                 records.append(
                     FileRecord(
                         section=sitemap.name,
@@ -266,6 +294,8 @@ class Builder:
                         # A page cut short while rendering holds fewer rows than
                         # its summary counted: render it again next time.
                         fingerprint=None if page.overflowed else fingerprints.get(number),
+                        # Kept files keep their layout; written ones get the page's.
+                        layout=before.layout if unchanged and before else _layout(page, compressed),
                     )
                 )
                 if unchanged:
@@ -274,7 +304,7 @@ class Builder:
                 else:
                     write(name, page.chunks)
                     if self.gzip:
-                        write(name + ".gz", [gzip_chunks(page.chunks)])
+                        write(name + ".gz", gzip_member(page.chunks, compressed))
                 result.urls += page.url_count
                 result.skipped += page.skipped
                 result.bytes += page.size
@@ -311,6 +341,52 @@ class Builder:
             transaction.publish(index_files, manifest)
             result.published = True
 
+    def _splice(
+        self,
+        sitemap: ModelSitemap,
+        records: dict[int, FileRecord],
+        summaries: list[PageSummary],
+        context: RenderContext,
+        previous: Manifest,
+    ) -> dict[int, RenderedPage]:
+        """The pages of ``records`` rebuilt from their old files and edited segments."""
+        return splice_pages(
+            sitemap,
+            records,
+            {summary.number: summary for summary in summaries},
+            context,
+            read=lambda name: self.publisher.read(previous, name),
+            render=lambda number, span: render_page_resiliently(sitemap, number, context, span),
+            gzip=self.gzip,
+        )
+
+    def _trust_fingerprints(self, sitemap: Sitemap, previous: Manifest | None) -> bool:
+        """Whether pages of ``sitemap`` with unchanged fingerprints may be kept."""
+        return (
+            sitemap.fingerprints_reliable()
+            and not self.full
+            and not self.rerender
+            and previous is not None
+            and (previous.gzip or not self.gzip)
+            and previous.base_url == self.base_url
+        )
+
+    def _splice_records(
+        self, sitemap: Sitemap, previous: Manifest | None, old: dict[str, FileRecord]
+    ) -> dict[int, FileRecord]:
+        """The previous records of the pages of ``sitemap`` that may be spliced, by number."""
+        if not (
+            isinstance(sitemap, ModelSitemap)
+            and self._trust_fingerprints(sitemap, previous)
+            and sitemap_can_splice(sitemap)
+        ):
+            return {}
+        return {
+            record.number: record
+            for record in old.values()
+            if record.section == sitemap.name and can_splice(record, gzip=self.gzip)
+        }
+
     def _announced_lastmod(
         self, page: RenderedPage, before: FileRecord | None, unchanged: bool
     ) -> str | None:
@@ -325,6 +401,16 @@ class Builder:
         # The bytes changed but no row says so (a deletion, an unpublished
         # row, a changed location): announce the build's own time.
         return self.started.isoformat()
+
+
+def _layout(page: RenderedPage, compressed: list[bytes]) -> PageLayout:
+    return PageLayout(
+        segment_entries=SEGMENT_ENTRIES,
+        cuts=[str(key) for key in page.segment_cuts],
+        skips=list(page.segment_skips),
+        sizes=[len(piece) for piece in page.chunks],
+        gz_sizes=[len(piece) for piece in compressed],
+    )
 
 
 def _fingerprint(summary: PageSummary, context: RenderContext) -> str:

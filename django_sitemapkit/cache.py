@@ -65,10 +65,13 @@ def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
     version = hashlib.sha256(
         "\n".join([base_url, *(f"{k}={v}" for k, v in sorted(tokens.items()))]).encode()
     ).hexdigest()[:32]
-    return f"{KEY_PREFIX}:file:{kind}:{version}"
+    return f"{KEY_PREFIX}:file{CACHED_FILE_FORMAT}:{kind}:{version}"
 
 
-CachedFile = tuple[bytes, float | None, int, int]
+# (content, last-modified timestamp, URL count, skipped, piece sizes). The
+# format is part of every file key: a new shape never meets a cached old one.
+CachedFile = tuple[bytes, float | None, int, int, tuple[int, ...]]
+CACHED_FILE_FORMAT = 2
 
 
 def get_or_render(
@@ -79,14 +82,20 @@ def get_or_render(
         return render()
     cached = cache.get(key)
     if cached is not None:
-        content, stamp, url_count, skipped = cached
+        content, stamp, url_count, skipped, piece_sizes = cached
         last_modified = (
             None if stamp is None else datetime.datetime.fromtimestamp(stamp, tz=datetime.UTC)
         )
-        return RenderedFile(content, last_modified, url_count, skipped)
+        return RenderedFile(content, last_modified, url_count, skipped, piece_sizes)
     rendered = render()
     stamp = None if rendered.last_modified is None else rendered.last_modified.timestamp()
-    value: CachedFile = (rendered.content, stamp, rendered.url_count, rendered.skipped)
+    value: CachedFile = (
+        rendered.content,
+        stamp,
+        rendered.url_count,
+        rendered.skipped,
+        rendered.piece_sizes,
+    )
     try:
         cache.set(key, value, get_settings().CACHE_TIMEOUT)
     except Exception:

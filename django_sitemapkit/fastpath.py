@@ -132,9 +132,10 @@ class FusedRows:
                 # Anything unusual: the general path decides (and logs skips).
                 xml = factory(row)
                 if xml is None:
+                    writer.skip()
                     continue
                 newest_general = later(newest_general, factory.last_lastmod, factory.tz)
-            if not add(xml):
+            if not add(xml, row[0]):
                 overflow_key = row[0]
                 break
         if newest_row is not None:

@@ -64,6 +64,18 @@ class PageSummary:
     lastmod: datetime.datetime | datetime.date | None
 
 
+@dataclass(frozen=True)
+class KeySpan:
+    """Part of a page: the rows with keys above ``after`` and up to ``through``.
+
+    Keys are in their text form, as stored; None leaves that side open (the
+    page's own bound applies).
+    """
+
+    after: str | None = None
+    through: str | None = None
+
+
 class KeysetPages:
     """The pages of one model section."""
 
@@ -102,16 +114,29 @@ class KeysetPages:
     def _key(self, text: str | None) -> Any:
         return None if text is None else self.pk_field.to_python(text)
 
-    def _range_q(self, page: SitemapPage) -> Q:
+    def _range_q(self, page: SitemapPage, span: KeySpan | None = None) -> Q:
+        """The rows of ``page``, or of ``span`` within it.
+
+        One bound per side: a span's bounds lie within the page's, and
+        SQLite ranges a scan by only one of several bounds on a key.
+        """
+        span = span or KeySpan()
         q = Q()
-        if page.start_key is not None:
+        if span.after is not None:
+            q &= Q(pk__gt=self._key(span.after))
+        elif page.start_key is not None:
             q &= Q(pk__gte=self._key(page.start_key))
-        if page.end_key is not None:
+        if span.through is not None:
+            q &= Q(pk__lte=self._key(span.through))
+        elif page.end_key is not None:
             q &= Q(pk__lt=self._key(page.end_key))
         return q
 
-    def page_queryset(self, number: int) -> QuerySet[Any]:
-        """The rows of page ``number`` in key order; raises PageNotFound."""
+    def page_queryset(self, number: int, span: KeySpan | None = None) -> QuerySet[Any]:
+        """The rows of page ``number`` (or of ``span`` within it) in key order.
+
+        Raises PageNotFound.
+        """
         if number < 1:
             raise PageNotFound(number)
         manager = self.model.objects.using(self.db)
@@ -121,7 +146,7 @@ class KeysetPages:
             page = next((p for p in self._pages() if p.number == 1), None)
         if page is None:
             raise PageNotFound(number)
-        return self.queryset.filter(self._range_q(page)).order_by("pk")
+        return self.queryset.filter(self._range_q(page, span)).order_by("pk")
 
     # -- the index -----------------------------------------------------------
 
@@ -150,6 +175,10 @@ class KeysetPages:
     def _aggregate(
         self, pages: Sequence[SitemapPage]
     ) -> dict[int, tuple[int, datetime.datetime | datetime.date | None]]:
+        """Row count and newest lastmod of each page.
+
+        One UNION ALL of per-range aggregates (batched under SQLite's limit).
+        """
         aggregates: dict[str, Any] = {"_count": Count("pk")}
         if self.lastmod_field is not None:
             aggregates["_lastmod"] = Max(self.lastmod_field)
@@ -171,6 +200,34 @@ class KeysetPages:
         for page in pages:
             stats.setdefault(page.number, (0, None))
         return stats
+
+    def changed_keys(self, since: dict[int, Any]) -> dict[int, list[Any]]:
+        """The keys of the rows of each page whose lastmod is later than ``since[number]``.
+
+        One query over just those pages; a page that no longer exists gets no
+        entry. Needs a lastmod field.
+        """
+        assert self.lastmod_field is not None
+        pages = {
+            page.number: page
+            for page in self.model.objects.using(self.db).filter(
+                section=self.section, number__in=list(since)
+            )
+        }
+        base = self.queryset.order_by()
+        queries = [
+            base.filter(self._range_q(page), **{f"{self.lastmod_field}__gt": since[number]})
+            .annotate(_page=Value(number, output_field=IntegerField()))
+            .values_list("_page", "pk")
+            for number, page in pages.items()
+        ]
+        keys: dict[int, list[Any]] = {number: [] for number in pages}
+        for start in range(0, len(queries), UNION_BATCH_SIZE):
+            batch = queries[start : start + UNION_BATCH_SIZE]
+            combined = batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
+            for number, key in combined:
+                keys[number].append(key)
+        return keys
 
     # -- splitting -----------------------------------------------------------
 

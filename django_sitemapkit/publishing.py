@@ -66,6 +66,25 @@ def page_filename(section: str, number: int) -> str:
 
 
 @dataclass
+class PageLayout:
+    """How a page file is cut into pieces, so that a build can splice it.
+
+    The pieces are the file's head, its segments of ``segment_entries``
+    entries (the last one shorter), and its tail; the .gz compresses each one
+    on its own (see writer.py and deflate.py).
+    """
+
+    segment_entries: int
+    # The key (as text) of the last row of each segment but the last.
+    cuts: list[str]
+    # Rows read but skipped within each segment's key range.
+    skips: list[int]
+    # Bytes of each piece, plain and compressed ([] when no .gz was written).
+    sizes: list[int]
+    gz_sizes: list[int]
+
+
+@dataclass
 class FileRecord:
     """One page of the published set, as the manifest remembers it."""
 
@@ -80,6 +99,7 @@ class FileRecord:
     # Row count and newest row lastmod when the page was rendered: while they
     # stay the same, an incremental build need not render the page again.
     fingerprint: str | None = None
+    layout: PageLayout | None = None
 
     @property
     def name(self) -> str:
@@ -87,6 +107,11 @@ class FileRecord:
 
     def lastmod_value(self) -> datetime.datetime | None:
         return None if self.lastmod is None else datetime.datetime.fromisoformat(self.lastmod)
+
+    def fingerprint_lastmod(self) -> datetime.datetime | None:
+        """The newest row lastmod the fingerprint recorded ("<count>|<ISO 8601>")."""
+        text = (self.fingerprint or "").partition("|")[2]
+        return datetime.datetime.fromisoformat(text) if text else None
 
 
 @dataclass
@@ -115,14 +140,27 @@ class Manifest:
         return None
 
     def to_json(self) -> bytes:
-        return json.dumps(asdict(self), indent=1, sort_keys=True).encode()
+        # One line per page; a layout's lists (a number per 1,000 URLs) stay
+        # on that line, which keeps the file small and quick to write.
+        data = asdict(self)
+        pages = data.pop("pages")
+        head = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        lines = ",\n".join(
+            json.dumps(page, sort_keys=True, separators=(",", ":")) for page in pages
+        )
+        return f'{head[:-1]},"pages":[\n{lines}\n]}}\n'.encode()
 
     @classmethod
     def from_json(cls, data: bytes) -> Manifest:
         raw = json.loads(data)
         if raw.pop("version", MANIFEST_VERSION) != MANIFEST_VERSION:
             raise ValueError("unknown manifest version")
-        pages = [FileRecord(**page) for page in raw.pop("pages")]
+        pages = []
+        for page in raw.pop("pages"):
+            layout = page.pop("layout", None)
+            pages.append(
+                FileRecord(**page, layout=None if layout is None else PageLayout(**layout))
+            )
         return cls(pages=pages, **raw)
 
 

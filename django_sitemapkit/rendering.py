@@ -8,11 +8,9 @@ written by the build are the same bytes.
 from __future__ import annotations
 
 import datetime
-import gzip
 import hashlib
-import io
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -20,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from django_sitemapkit.conf import get_settings
+from django_sitemapkit.deflate import gzip_pieces
 from django_sitemapkit.locations import LocationBuilder
 from django_sitemapkit.pages import PageNotFound
 from django_sitemapkit.registry import SitemapRegistry, registry
@@ -29,8 +28,6 @@ from django_sitemapkit.writer import IndexWriter
 
 INDEX_URL_NAME = "sitemapkit:index"
 SECTION_URL_NAME = "sitemapkit:section"
-# gzip level 6: zlib's default, the usual balance for files fetched often.
-GZIP_LEVEL = 6
 
 
 class SectionNotFound(LookupError):
@@ -43,28 +40,31 @@ class RenderedFile:
     last_modified: datetime.datetime | None
     url_count: int = 0
     skipped: int = 0
+    # The sizes of the writer's pieces (head, segments, tail) that make up
+    # ``content``: its .gz compresses them one by one, as a build does.
+    piece_sizes: tuple[int, ...] = ()
 
     @cached_property
     def etag(self) -> str:
         return f'"{hashlib.sha256(self.content).hexdigest()[:32]}"'
 
     def gzipped(self) -> RenderedFile:
-        """The same file as raw gzip."""
-        data = gzip_chunks([self.content])
+        """The same file as raw gzip, byte for byte what a build writes."""
+        data = gzip_pieces(split_pieces(self.content, self.piece_sizes))
         return RenderedFile(data, self.last_modified, self.url_count, self.skipped)
 
 
-def gzip_chunks(chunks: Iterable[bytes]) -> bytes:
-    """Raw gzip of the concatenated ``chunks``: the one compressor of views and builds.
-
-    A fixed mtime makes the bytes reproducible, so a built .gz and a served
-    one are identical and unchanged files stay unchanged.
-    """
-    buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=GZIP_LEVEL, mtime=0) as packer:
-        for chunk in chunks:
-            packer.write(chunk)
-    return buffer.getvalue()
+def split_pieces(content: bytes, sizes: Sequence[int]) -> list[bytes]:
+    """``content`` cut back into pieces of ``sizes`` (one piece when none are given)."""
+    if not sizes:
+        return [content]
+    pieces = []
+    offset = 0
+    for size in sizes:
+        pieces.append(content[offset : offset + size])
+        offset += size
+    assert offset == len(content), "piece sizes do not add up to the file"
+    return pieces
 
 
 def site_time_zone() -> datetime.tzinfo:
@@ -106,7 +106,13 @@ def render_page(
     if sitemap is None:
         raise SectionNotFound(section)
     page = sitemap.render_page(number, make_context(base_url))
-    return RenderedFile(page.content, page.lastmod, page.url_count, page.skipped)
+    return RenderedFile(
+        page.content,
+        page.lastmod,
+        page.url_count,
+        page.skipped,
+        piece_sizes=tuple(map(len, page.chunks)),
+    )
 
 
 @dataclass(frozen=True)
@@ -139,7 +145,13 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
     if writer.count == 0:
         raise PageNotFound(0)
     last_modified = None if newest is None else to_aware(newest, tz)
-    return RenderedFile(writer.getvalue(), last_modified, url_count=writer.count)
+    pieces = writer.chunks()
+    return RenderedFile(
+        b"".join(pieces),
+        last_modified,
+        url_count=writer.count,
+        piece_sizes=tuple(map(len, pieces)),
+    )
 
 
 def index_entries(*, base_url: str, sitemaps: SitemapRegistry = registry) -> Iterator[IndexEntry]:

@@ -8,7 +8,7 @@ import logging
 import operator
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -23,7 +23,7 @@ from django.template.loader import get_template, select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 
 from django_sitemapkit.locations import InvalidLocation, LocationBuilder
-from django_sitemapkit.pages import KeysetPages, PageNotFound, PageSummary
+from django_sitemapkit.pages import KeysetPages, KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.urltemplates import UrlTemplate
 from django_sitemapkit.w3c import W3C_DATETIME_LENGTH, format_lastmod, later, to_aware
 from django_sitemapkit.writer import (
@@ -196,14 +196,20 @@ def _valid_priority(value: object) -> bool:
 
 @dataclass
 class RenderedPage:
-    # The file in pieces: a build hashes, compresses and writes them without
-    # ever holding a second, joined copy of the file.
+    # The file in its writer's pieces (head, segments, tail): a build hashes,
+    # compresses and writes them without ever holding a joined copy.
     chunks: list[bytes]
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
     # The page did not fit and was split: a new page now holds the rest.
     overflowed: bool = False
+    # The key of the last row of each segment but the last, and the rows
+    # skipped within each segment (see writer.py).
+    segment_cuts: list[Any] = field(default_factory=list)
+    segment_skips: list[int] = field(default_factory=list)
+    # Each piece's compressed bytes when already known (a spliced page).
+    compressed: list[bytes] | None = None
 
     @property
     def content(self) -> bytes:
@@ -274,7 +280,11 @@ class Sitemap:
             for number, (start, end, lastmod) in enumerate(self._list_cuts(context), start=1)
         ]
 
-    def page_items(self, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+    def page_items(
+        self, number: int, context: RenderContext, span: KeySpan | None = None
+    ) -> Iterator[tuple[Any, Any]]:
+        if span is not None:
+            raise NotImplementedError("only model sections render parts of a page")
         cuts = self._list_cuts(context)
         if not 1 <= number <= len(cuts):
             raise PageNotFound(number)
@@ -316,12 +326,19 @@ class Sitemap:
 
     # -- rendering ------------------------------------------------------------
 
-    def render_page(self, number: int, context: RenderContext) -> RenderedPage:
-        """Render page ``number``; raises PageNotFound when it has no URL to list."""
+    def render_page(
+        self, number: int, context: RenderContext, span: KeySpan | None = None
+    ) -> RenderedPage:
+        """Render page ``number``; raises PageNotFound when it has no URL to list.
+
+        With ``span``, only the rows of that part of the page are rendered
+        (an incremental build replacing one segment); a span that does not
+        fit is reported as overflowed but does not split the page.
+        """
         factory = EntryFactory(self, context)
         writer = self._new_writer()
-        newest, overflow_key = self.write_page(number, context, factory, writer)
-        if overflow_key is not None:
+        newest, overflow_key = self.write_page(number, context, factory, writer, span)
+        if overflow_key is not None and span is None:
             self.page_overflowed(number, overflow_key)
         if writer.count == 0:
             # An empty <urlset> is invalid against the schema: nothing to serve.
@@ -332,22 +349,30 @@ class Sitemap:
             factory.skipped,
             None if newest is None else to_aware(newest, context.tz),
             overflow_key is not None,
+            segment_cuts=writer.segment_cuts,
+            segment_skips=writer.segment_skips,
         )
 
     def write_page(
-        self, number: int, context: RenderContext, factory: EntryFactory, writer: UrlsetWriter
+        self,
+        number: int,
+        context: RenderContext,
+        factory: EntryFactory,
+        writer: UrlsetWriter,
+        span: KeySpan | None = None,
     ) -> tuple[Lastmod | None, Any]:
-        """Write the items of page ``number``.
+        """Write the items of page ``number`` (of ``span`` within it).
 
         Returns the newest lastmod written and the key of the first item that
         did not fit (None when all did).
         """
         newest: Lastmod | None = None
-        for key, item in self.page_items(number, context):
+        for key, item in self.page_items(number, context, span):
             xml = factory(item)
             if xml is None:
+                writer.skip()
                 continue
-            if not writer.add_xml(xml):
+            if not writer.add_xml(xml, key):
                 return newest, key
             newest = later(newest, factory.last_lastmod, context.tz)
         return newest, None
@@ -468,21 +493,24 @@ class ModelSitemap(Sitemap):
     def page_summaries(self, context: RenderContext) -> list[PageSummary]:
         return self.keyset_pages().summaries()
 
-    def page_items(self, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+    def page_items(
+        self, number: int, context: RenderContext, span: KeySpan | None = None
+    ) -> Iterator[tuple[Any, Any]]:
         if self.uses_fast_path:
-            for row in self.page_rows(number):
+            for row in self.page_rows(number, span):
                 yield row[0], row
             return
         pages = self.keyset_pages()
         # One row past the limit tells the writer the page overflowed, without
         # ever reading an unbounded open-ended last page.
-        for obj in pages.page_queryset(number)[: pages.limit + 1].iterator(chunk_size=CHUNK_SIZE):
+        rows = pages.page_queryset(number, span)[: pages.limit + 1]
+        for obj in rows.iterator(chunk_size=CHUNK_SIZE):
             yield obj.pk, obj
 
-    def page_rows(self, number: int) -> Iterator[Sequence[Any]]:
+    def page_rows(self, number: int, span: KeySpan | None = None) -> Iterator[Sequence[Any]]:
         """The fast path's rows of page ``number``: tuples of ``row_columns()``."""
         pages = self.keyset_pages()
-        rows = pages.page_queryset(number)
+        rows = pages.page_queryset(number, span)
         columns: list[Any] = self.row_columns()
         raw_column = None if self.get_lastmod_field() is None else 1 + len(self.url_kwargs)
         if raw_column is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
@@ -500,14 +528,35 @@ class ModelSitemap(Sitemap):
         return bool(settings.USE_TZ) and connection.timezone is datetime.UTC
 
     def write_page(
-        self, number: int, context: RenderContext, factory: EntryFactory, writer: UrlsetWriter
+        self,
+        number: int,
+        context: RenderContext,
+        factory: EntryFactory,
+        writer: UrlsetWriter,
+        span: KeySpan | None = None,
     ) -> tuple[Lastmod | None, Any]:
         from django_sitemapkit.fastpath import FusedRows
 
         fused = FusedRows.prepare(self, factory) if self.uses_fast_path else None
         if fused is None:
-            return super().write_page(number, context, factory, writer)
-        return fused.render(self.page_rows(number), writer)
+            return super().write_page(number, context, factory, writer, span)
+        return fused.render(self.page_rows(number, span), writer)
+
+    def changed_keys(self, since: dict[int, datetime.datetime]) -> dict[int, list[Any]]:
+        """The keys of the rows of some pages edited after ``since[page]`` (see pages.py)."""
+        return self.keyset_pages().changed_keys(since)
+
+    def keys_sort_alike(self) -> bool:
+        """Whether Python orders this model's keys as every database does: integers.
+
+        Text sorts by the database's collation, and UUIDs sort differently on
+        MariaDB's uuid type.
+        """
+        assert self.model is not None
+        pk: Any = self.model._meta.pk
+        while pk.is_relation:  # a parent link (multi-table inheritance)
+            pk = pk.target_field
+        return isinstance(pk, models.IntegerField)
 
     def page_overflowed(self, number: int, key: Any) -> None:
         from django_sitemapkit.cache import invalidate_sections

@@ -71,27 +71,45 @@ def format_priority(value: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
+# Entries per segment. A file is written as pieces -- its head, segments of
+# this many entries, its tail -- and its .gz compresses each piece on its own
+# (see deflate.py), so an incremental build can replace the few segments whose
+# rows changed and reuse every other piece's bytes, compressed ones included.
+# 1,000 entries (about 100 kB) keeps that re-rendering small for a cost of
+# about 3 % in compressed size against one unbroken deflate stream.
+SEGMENT_ENTRIES = 1000
+
+
 class _FileWriter:
     root_open: str
     root_close: str
 
-    # Entries are kept as text in batches of this many and encoded a batch at
-    # a time: one encode call per batch instead of per entry, and memory of
-    # about one file of bytes instead of a file of small str objects.
-    batch_size = 4096
-
-    def __init__(self, *, max_entries: int, max_bytes: int) -> None:
+    def __init__(
+        self, *, max_entries: int, max_bytes: int, segment_entries: int = SEGMENT_ENTRIES
+    ) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        head = (XML_DECLARATION + self.root_open).encode()
-        self._chunks: list[bytes] = [head]
+        self.segment_entries = segment_entries
+        self.head = (XML_DECLARATION + self.root_open).encode()
+        self.tail = self.root_close.encode()
+        self._segments: list[bytes] = []
+        # Entries are kept as text until their segment is full, then encoded
+        # in one call: one encode per segment instead of per entry.
         self._batch: list[str] = []
+        # The key of each segment's last row (every segment but the last), and
+        # the rows skipped within each segment's key range (see skip()).
+        self.segment_cuts: list[object] = []
+        self.segment_skips: list[int] = [0]
         # Sizes are counted in UTF-8 bytes as entries arrive.
-        self.size = len(head) + len(self.root_close.encode())
+        self.size = len(self.head) + len(self.tail)
         self.count = 0
+        self._pieces: list[bytes] | None = None
 
-    def add_xml(self, xml: str) -> bool:
-        """Append one serialised entry; False (and nothing written) when the file is full."""
+    def add_xml(self, xml: str, key: object = None) -> bool:
+        """Append one serialised entry; False (and nothing written) when the file is full.
+
+        ``key`` identifies the entry's row; it is remembered where a segment ends.
+        """
         if self.count >= self.max_entries:
             return False
         size = len(xml) if xml.isascii() else len(xml.encode())
@@ -99,18 +117,34 @@ class _FileWriter:
             return False
         batch = self._batch
         batch.append(xml)
-        if len(batch) >= self.batch_size:
-            self._chunks.append("".join(batch).encode())
+        if len(batch) >= self.segment_entries:
+            self._segments.append("".join(batch).encode())
             batch.clear()
+            self.segment_cuts.append(key)
+            self.segment_skips.append(0)
         self.size += size
         self.count += 1
         return True
 
+    def skip(self) -> None:
+        """Count one row that was read but not written (its own segment's key range)."""
+        self.segment_skips[-1] += 1
+
     def chunks(self) -> list[bytes]:
-        """The whole file, in pieces (no copy into one buffer); ends the writer."""
-        self._chunks.append("".join([*self._batch, self.root_close]).encode())
-        self._batch.clear()
-        return self._chunks
+        """The whole file as its pieces: head, segments, tail (no joined copy); ends the writer."""
+        if self._pieces is not None:
+            return self._pieces
+        if self._batch:
+            self._segments.append("".join(self._batch).encode())
+            self._batch.clear()
+        elif self.segment_cuts:
+            # The last segment ended exactly full: its range runs to the end
+            # of the file after all, with any rows skipped after it.
+            self.segment_cuts.pop()
+            skipped_after = self.segment_skips.pop()
+            self.segment_skips[-1] += skipped_after
+        self._pieces = [self.head, *self._segments, self.tail]
+        return self._pieces
 
     def getvalue(self) -> bytes:
         """The whole file."""
@@ -130,13 +164,18 @@ class UrlsetWriter(_FileWriter):
         max_entries: int = MAX_ENTRIES_PER_FILE,
         max_bytes: int = MAX_BYTES_PER_FILE,
         namespaces: Mapping[str, str] | None = None,
+        segment_entries: int = SEGMENT_ENTRIES,
     ) -> None:
         declarations = "".join(
             f' xmlns:{prefix}="{escape(uri)}"' for prefix, uri in sorted((namespaces or {}).items())
         )
         self.root_open = f'<urlset xmlns="{SITEMAP_NS}"{declarations}>\n'
         self.root_close = "</urlset>\n"
-        super().__init__(max_entries=min(max_entries, MAX_ENTRIES_PER_FILE), max_bytes=max_bytes)
+        super().__init__(
+            max_entries=min(max_entries, MAX_ENTRIES_PER_FILE),
+            max_bytes=max_bytes,
+            segment_entries=segment_entries,
+        )
 
     def add(self, entry: UrlEntry) -> bool:
         """Append ``entry``; False (and nothing written) when the file is full."""

@@ -325,9 +325,9 @@ def test_unchanged_pages_are_not_rendered_again(
     rendered: list[tuple[str, int]] = []
     real = sitemapkit.Sitemap.render_page
 
-    def spy(self: Any, number: int, context: Any) -> Any:
+    def spy(self: Any, number: int, context: Any, span: Any = None) -> Any:
         rendered.append((self.name, number))
-        return real(self, number, context)
+        return real(self, number, context, span)
 
     monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
     article = Article.objects.get(slug="a25")
@@ -364,11 +364,11 @@ def drop_connection_once(monkeypatch: pytest.MonkeyPatch, page: int) -> list[int
     calls: list[int] = []
     real = sitemapkit.ModelSitemap.page_items
 
-    def flaky(self: Any, number: int, context: Any) -> Any:
+    def flaky(self: Any, number: int, context: Any, span: Any = None) -> Any:
         calls.append(number)
         if number == page and calls.count(page) == 1:
             raise OperationalError("server closed the connection unexpectedly")
-        return real(self, number, context)
+        return real(self, number, context, span)
 
     monkeypatch.setattr(sitemapkit.ModelSitemap, "page_items", flaky)
     return calls

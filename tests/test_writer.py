@@ -4,6 +4,7 @@ import pytest
 
 from django_sitemapkit.writer import (
     MAX_BYTES_PER_FILE,
+    SEGMENT_ENTRIES,
     IndexFull,
     IndexWriter,
     UrlEntry,
@@ -99,3 +100,52 @@ def test_index_writer_fails_clearly_past_its_limit() -> None:
 def test_index_writer_caps_at_50000() -> None:
     writer = IndexWriter(max_entries=10**6)
     assert writer.max_entries == 50_000
+
+
+def _entry(n: int) -> str:
+    return f"<url><loc>https://example.com/{n}</loc></url>\n"
+
+
+def test_a_file_is_its_head_segments_of_1000_entries_and_tail() -> None:
+    writer = UrlsetWriter()
+    for n in range(2500):
+        assert writer.add_xml(_entry(n), key=n)
+    head, *segments, tail = writer.chunks()
+    assert head.endswith(b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
+    assert tail == b"</urlset>\n"
+    assert [segment.count(b"<url>") for segment in segments] == [SEGMENT_ENTRIES] * 2 + [500]
+    # A segment ends at its last row's key; the last one runs to the file's end.
+    assert writer.segment_cuts == [999, 1999]
+    assert writer.segment_skips == [0, 0, 0]
+    assert b"".join(writer.chunks()) == writer.getvalue()  # chunks() may be asked again
+    assert writer.size == len(writer.getvalue())
+
+
+def test_skipped_rows_count_in_the_segment_whose_key_range_holds_them() -> None:
+    writer = UrlsetWriter(segment_entries=2)
+    writer.skip()  # before the first entry: segment 0
+    writer.add_xml(_entry(1), key=1)
+    writer.add_xml(_entry(2), key=2)  # segment 0 ends at key 2
+    writer.skip()  # after key 2, before the next entry: segment 1
+    writer.add_xml(_entry(4), key=4)
+    writer.skip()
+    writer.chunks()
+    assert writer.segment_cuts == [2]
+    assert writer.segment_skips == [1, 2]
+
+
+def test_a_last_segment_that_ends_full_runs_to_the_end_of_the_file() -> None:
+    writer = UrlsetWriter(segment_entries=2)
+    for key in (1, 2, 3, 4):
+        writer.add_xml(_entry(key), key=key)
+    writer.skip()  # after the last entry: still the last segment's
+    pieces = writer.chunks()
+    assert len(pieces) == 4  # head, two segments, tail
+    assert writer.segment_cuts == [2]
+    assert writer.segment_skips == [0, 1]
+
+
+def test_an_empty_file_has_head_and_tail_only() -> None:
+    writer = UrlsetWriter()
+    assert len(writer.chunks()) == 2
+    assert writer.segment_cuts == []
