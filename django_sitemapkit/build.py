@@ -13,9 +13,9 @@ the change was a deletion, which no ``updated_at`` shows.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
-import itertools
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -33,6 +33,7 @@ from django_sitemapkit.publishing import (
     Manifest,
     PageLayout,
     Publisher,
+    Reuse,
     Transaction,
     get_publisher,
     page_filename,
@@ -211,10 +212,10 @@ class Builder:
             if transaction is not None:
                 transaction.keep(name)
 
-        def write(name: str, data: list[bytes]) -> None:
+        def write(name: str, data: list[bytes], reused: dict[int, int] | None = None) -> None:
             result.written.append(name)
             if transaction is not None:
-                transaction.write(name, data)
+                transaction.write(name, data, Reuse(name, reused) if reused else None)
 
         def advance() -> None:
             nonlocal done
@@ -254,22 +255,14 @@ class Builder:
                 else:
                     fingerprints[summary.number] = fingerprint
                     to_render.append(summary.number)
-            spliced: dict[int, RenderedPage] = {}
             to_splice = {
                 number: record
                 for number, record in splice_records[sitemap.name].items()
                 if number in to_render
             }
-            if to_splice and previous is not None:
-                assert isinstance(sitemap, ModelSitemap)
-                spliced = self._splice(
-                    sitemap, to_splice, summaries[sitemap.name], context, previous
-                )
-            rendered = itertools.chain(
-                spliced.items(),
-                render_section(sitemap, context, [n for n in to_render if n not in spliced]),
-            )
-            for number, page in rendered:
+            for number, page in self._render_pages(
+                sitemap, to_render, to_splice, summaries[sitemap.name], context, previous
+            ):
                 name = page_filename(sitemap.name, number)
                 digest = sha256(*page.chunks)
                 before = old.get(name)
@@ -294,17 +287,18 @@ class Builder:
                         # A page cut short while rendering holds fewer rows than
                         # its summary counted: render it again next time.
                         fingerprint=None if page.overflowed else fingerprints.get(number),
-                        # Kept files keep their layout; written ones get the page's.
-                        layout=before.layout if unchanged and before else _layout(page, compressed),
+                        layout=_layout(page, compressed, kept=before if unchanged else None),
                     )
                 )
                 if unchanged:
                     assert before is not None
                     keep_record(before)
                 else:
-                    write(name, page.chunks)
+                    write(name, page.chunks, page.reused)
                     if self.gzip:
-                        write(name + ".gz", gzip_member(page.chunks, compressed))
+                        # gzip_member puts the gzip header before the pieces.
+                        reused_gz = {index + 1: offset for index, offset in page.reused_gz.items()}
+                        write(name + ".gz", gzip_member(page.chunks, compressed), reused_gz)
                 result.urls += page.url_count
                 result.skipped += page.skipped
                 result.bytes += page.size
@@ -341,6 +335,26 @@ class Builder:
             transaction.publish(index_files, manifest)
             result.published = True
 
+    def _render_pages(
+        self,
+        sitemap: Sitemap,
+        numbers: list[int],
+        to_splice: dict[int, FileRecord],
+        summaries: list[PageSummary],
+        context: RenderContext,
+        previous: Manifest | None,
+    ) -> Iterator[tuple[int, RenderedPage]]:
+        """Pages ``numbers``: spliced where possible (``to_splice``), else rendered whole."""
+        spliced: set[int] = set()
+        if to_splice and previous is not None:
+            assert isinstance(sitemap, ModelSitemap)
+            for number, page in self._splice(sitemap, to_splice, summaries, context, previous):
+                if page is not None:
+                    spliced.add(number)
+                    yield number, page
+        rest = [number for number in numbers if number not in spliced]
+        yield from render_section(sitemap, context, rest)
+
     def _splice(
         self,
         sitemap: ModelSitemap,
@@ -348,7 +362,7 @@ class Builder:
         summaries: list[PageSummary],
         context: RenderContext,
         previous: Manifest,
-    ) -> dict[int, RenderedPage]:
+    ) -> Iterator[tuple[int, RenderedPage | None]]:
         """The pages of ``records`` rebuilt from their old files and edited segments."""
         return splice_pages(
             sitemap,
@@ -403,14 +417,25 @@ class Builder:
         return self.started.isoformat()
 
 
-def _layout(page: RenderedPage, compressed: list[bytes]) -> PageLayout:
-    return PageLayout(
+def _layout(
+    page: RenderedPage, compressed: list[bytes], *, kept: FileRecord | None
+) -> PageLayout | None:
+    """The pieces of the page's files; ``kept``: the record whose files are kept instead."""
+    layout = PageLayout(
         segment_entries=SEGMENT_ENTRIES,
+        # The rows just read, even for kept bytes: the same bytes may come
+        # from other rows (keys) than last time.
         cuts=[str(key) for key in page.segment_cuts],
         skips=list(page.segment_skips),
         sizes=[len(piece) for piece in page.chunks],
         gz_sizes=[len(piece) for piece in compressed],
     )
+    if kept is None:
+        return layout
+    # A kept .gz is the old file: only the old layout knows its pieces.
+    if kept.layout is None or kept.layout.sizes != layout.sizes:
+        return None
+    return dataclasses.replace(layout, gz_sizes=kept.layout.gz_sizes)
 
 
 def _fingerprint(summary: PageSummary, context: RenderContext) -> str:

@@ -32,9 +32,10 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -164,11 +165,25 @@ class Manifest:
         return cls(pages=pages, **raw)
 
 
+@dataclass(frozen=True)
+class Reuse:
+    """Which pieces of a file being written are byte ranges of a published file.
+
+    A storage that can copy within itself (a local folder: copy_file_range)
+    copies those ranges instead of writing the pieces' bytes; others write the
+    pieces as given, which hold the same bytes.
+    """
+
+    source: str
+    # Piece index -> offset of that piece's bytes in ``source``.
+    offsets: dict[int, int]
+
+
 class Transaction:
     """Files of one build, not visible to readers until ``publish()``."""
 
-    def write(self, name: str, data: bytes | list[bytes]) -> None:
-        """Write a file, given whole or in pieces."""
+    def write(self, name: str, data: bytes | list[bytes], reuse: Reuse | None = None) -> None:
+        """Write a file, given whole or in pieces (some maybe copied: see Reuse)."""
         raise NotImplementedError
 
     def keep(self, name: str) -> None:
@@ -317,11 +332,37 @@ class _LocalTransaction(Transaction):
             None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
         )
 
-    def write(self, name: str, data: bytes | list[bytes]) -> None:
-        with open(self.temp / name, "wb") as handle:
-            handle.writelines([data] if isinstance(data, bytes) else data)
+        # Files are flushed to disk (fsync) by a background thread while the
+        # build renders the next page; publish() waits for all of them before
+        # the rename that makes the generation visible.
+        self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
+        self._syncs: list[Future[None]] = []
+
+    def write(self, name: str, data: bytes | list[bytes], reuse: Reuse | None = None) -> None:
+        pieces = [data] if isinstance(data, bytes) else data
+        handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by _sync_and_close
+        try:
+            if (
+                reuse is None
+                or self.previous_dir is None
+                or not _copy_ranges(self.previous_dir / reuse.source, handle, pieces, reuse.offsets)
+            ):
+                handle.seek(0)
+                handle.truncate()
+                handle.writelines(pieces)
             handle.flush()
-            os.fsync(handle.fileno())
+        except BaseException:
+            handle.close()
+            raise
+        self._syncs.append(self._syncer.submit(_sync_and_close, handle))
+
+    def _wait_for_syncs(self) -> None:
+        """Every file written is on disk; raises the first fsync error."""
+        try:
+            for sync in self._syncs:
+                sync.result()
+        finally:
+            self._syncer.shutdown(wait=True)
 
     def keep(self, name: str) -> None:
         assert self.previous_dir is not None
@@ -335,6 +376,7 @@ class _LocalTransaction(Transaction):
         for name, data in index.items():
             self.write(name, data)
         self.write(MANIFEST_NAME, manifest.to_json())
+        self._wait_for_syncs()
         fsync_directory(self.temp)
         root = self.publisher.root
         generations = root / GENERATIONS_DIR
@@ -351,7 +393,63 @@ class _LocalTransaction(Transaction):
         self.publisher.prune({manifest.generation, manifest.previous_generation})
 
     def abort(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wait_for_syncs()
         shutil.rmtree(self.temp, ignore_errors=True)
+
+
+def _sync_and_close(handle: BinaryIO) -> None:
+    try:
+        os.fsync(handle.fileno())
+    finally:
+        handle.close()
+
+
+def _copy_ranges(
+    source: Path, handle: BinaryIO, pieces: list[bytes], offsets: dict[int, int]
+) -> bool:
+    """Write ``pieces`` to ``handle``, copying those in ``offsets`` from ``source`` in the kernel.
+
+    Copying a spliced page's unchanged pieces this way is several times
+    faster than writing them from memory. False (and maybe a partial file) when
+    the system cannot copy between these files; the caller then writes.
+    """
+    if not hasattr(os, "copy_file_range"):
+        return False
+    handle.flush()
+    target = handle.fileno()
+    position = 0
+    try:
+        with open(source, "rb") as origin:
+            index = 0
+            while index < len(pieces):
+                if index not in offsets:
+                    view = memoryview(pieces[index])
+                    while view:
+                        written = os.pwrite(target, view, position)
+                        position += written
+                        view = view[written:]
+                    index += 1
+                    continue
+                # Consecutive reused pieces are one range of the source.
+                source_offset = offsets[index]
+                length = 0
+                while index in offsets and offsets[index] == source_offset + length:
+                    length += len(pieces[index])
+                    index += 1
+                while length:
+                    copied = os.copy_file_range(
+                        origin.fileno(), target, length, source_offset, position
+                    )
+                    if copied == 0:
+                        return False  # the source is shorter than the manifest says
+                    source_offset += copied
+                    position += copied
+                    length -= copied
+    except OSError:
+        return False
+    handle.seek(position)
+    return True
 
 
 def fsync_directory(directory: Path) -> None:
@@ -439,7 +537,7 @@ class _FlatTransaction(Transaction):
         self.publisher = publisher
         self.previous = previous
 
-    def write(self, name: str, data: bytes | list[bytes]) -> None:
+    def write(self, name: str, data: bytes | list[bytes], reuse: Reuse | None = None) -> None:
         storage = self.publisher.storage
         content = data if isinstance(data, bytes) else b"".join(data)
         saved = storage.save(name, ContentFile(content))

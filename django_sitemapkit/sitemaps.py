@@ -208,8 +208,12 @@ class RenderedPage:
     # skipped within each segment (see writer.py).
     segment_cuts: list[Any] = field(default_factory=list)
     segment_skips: list[int] = field(default_factory=list)
-    # Each piece's compressed bytes when already known (a spliced page).
+    # Each piece's compressed bytes when already known (a spliced page), and
+    # which pieces are byte ranges of the page's published files: piece index
+    # -> offset in the .xml, compressed piece index -> offset in the .xml.gz.
     compressed: list[bytes] | None = None
+    reused: dict[int, int] = field(default_factory=dict)
+    reused_gz: dict[int, int] = field(default_factory=dict)
 
     @property
     def content(self) -> bytes:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import bisect
 import datetime
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -93,12 +93,13 @@ def splice_pages(
     read: ReadFile,
     render: RenderSpan,
     gzip: bool,
-) -> dict[int, RenderedPage]:
-    """The pages of ``records`` that could be spliced, by number.
+) -> Iterator[tuple[int, RenderedPage | None]]:
+    """Each page of ``records`` that may be spliced, with its spliced page or None.
 
     ``records`` holds the previous build's record of each page to try (each
     passing ``can_splice``) and ``summaries`` each page's summary now; the
-    other pages must be rendered whole.
+    pages given None, or not given at all, must be rendered whole. Pages come
+    one at a time, so a build holds one page's bytes at once.
     """
     since = splice_since(records, context)
     # Same row count: edits only (or as many rows came as went, which a
@@ -110,14 +111,10 @@ def splice_pages(
         and summaries[number].count == records[number].urls + records[number].skipped
     }
     if not since:
-        return {}
+        return
     key = sitemap.keyset_pages().pk_field.to_python
-    spliced = {}
     for number, keys in sitemap.changed_keys(since).items():
-        page = _splice(number, records[number], keys, key, context, read, render, gzip)
-        if page is not None:
-            spliced[number] = page
-    return spliced
+        yield number, _splice(number, records[number], keys, key, context, read, render, gzip)
 
 
 def _splice(
@@ -156,6 +153,14 @@ def _splice(
             return None
         compressed = split_pieces(old_gz[len(GZIP_HEADER) : -GZIP_TRAILER_SIZE], layout.gz_sizes)
 
+    reused = dict(zip(range(len(pieces)), _offsets(layout.sizes, 0), strict=True))
+    reused_gz = (
+        {}
+        if compressed is None
+        else dict(
+            zip(range(len(compressed)), _offsets(layout.gz_sizes, len(GZIP_HEADER)), strict=True)
+        )
+    )
     bounds: list[str | None] = [None, *layout.cuts, None]
     newest = record.fingerprint_lastmod()
     for position in dirty:
@@ -175,8 +180,10 @@ def _splice(
             return None
         segment = part.chunks[1]
         pieces[position + 1] = segment
+        del reused[position + 1]
         if compressed is not None:
             compressed[position + 1] = compress_piece(segment, last=False)
+            del reused_gz[position + 1]
         if part.lastmod is not None and (newest is None or part.lastmod > newest):
             newest = part.lastmod
     if sum(map(len, pieces)) > MAX_BYTES_PER_FILE:
@@ -189,4 +196,15 @@ def _splice(
         segment_cuts=list(layout.cuts),
         segment_skips=list(layout.skips),
         compressed=compressed,
+        reused=reused,
+        reused_gz=reused_gz,
     )
+
+
+def _offsets(sizes: Sequence[int], start: int) -> list[int]:
+    """Where each piece of ``sizes`` begins, the first at ``start``."""
+    offsets = []
+    for size in sizes:
+        offsets.append(start)
+        start += size
+    return offsets

@@ -357,6 +357,29 @@ def test_rerender_catches_changes_no_lastmod_shows(site: Any, build_dir: Path) -
     assert b"/articles/renamed-quietly/" in published(build_dir)["sitemap-testapp-article-1.xml"]
 
 
+def test_a_new_base_url_renders_every_page(site: Any, build_dir: Path, settings: Any) -> None:
+    build()
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BASE_URL": "https://shop.example.org"}
+    build()
+    for name, data in published(build_dir).items():
+        if name.endswith(".xml"):
+            assert b"https://www.example.com" not in data, name
+            assert b"https://shop.example.org/" in data, name
+
+
+def test_turning_gzip_on_writes_every_gz(site: Any, build_dir: Path, settings: Any) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
+    build()
+    assert not any(name.endswith(".gz") for name in published(build_dir))
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": True}
+    build()
+    files = published(build_dir)
+    plain = [name for name in files if name.endswith(".xml")]
+    assert sorted(name + ".gz" for name in plain) == sorted(n for n in files if n.endswith(".gz"))
+    for name in plain:
+        assert gzip.decompress(files[name + ".gz"]) == files[name]
+
+
 def drop_connection_once(monkeypatch: pytest.MonkeyPatch, page: int) -> list[int]:
     """Make reading ``page`` fail once as a dropped database connection does."""
     from django.db import OperationalError
