@@ -367,6 +367,32 @@ def test_a_new_base_url_renders_every_page(site: Any, build_dir: Path, settings:
             assert b"https://shop.example.org/" in data, name
 
 
+def test_a_failing_fsync_fails_the_build_and_publishes_nothing(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    before = os.readlink(build_dir / "current")
+    article = Article.objects.get(slug="a25")
+    article.updated_at = EDITED
+    article.save()
+    real = os.fsync
+    calls = 0
+
+    def failing(fd: int) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # flushed in the background while the build goes on
+            raise OSError(5, "Input/output error")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(OSError, match="Input/output error"):
+        build()
+    monkeypatch.undo()
+    assert os.readlink(build_dir / "current") == before
+    assert not [p for p in build_dir.iterdir() if p.name.startswith(".tmp-")]
+
+
 def test_turning_gzip_on_writes_every_gz(site: Any, build_dir: Path, settings: Any) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
     build()

@@ -152,3 +152,35 @@ def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
         Builder().run()
     # Released: the next build runs.
     assert Builder().run().published
+
+
+def test_an_edit_is_spliced_on_s3(bucket: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django_sitemapkit.rendering import render_page
+
+    client, name = bucket
+    section = sitemapkit.registry.get("testapp-article")
+    assert section is not None
+    type(section).limit = 2500  # three 1,000-entry segments per page
+    Article.objects.bulk_create(
+        Article(slug=f"b{i}", updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(2500)
+    )
+    Builder().run()
+    spans: list[Any] = []
+    real = sitemapkit.Sitemap.render_page
+
+    def spy(self: Any, number: int, context: Any, span: Any = None) -> Any:
+        spans.append(span)
+        return real(self, number, context, span)
+
+    monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
+    article = Article.objects.order_by("pk")[1500]
+    article.updated_at = EDITED
+    article.save()
+    Builder().run()
+    assert len(spans) == 1 and spans[0] is not None  # one segment, read from S3 and spliced
+    monkeypatch.undo()
+    files = objects(client, name)
+    fresh = render_page("testapp-article", 1, base_url="https://www.example.com")
+    assert files["sitemap-testapp-article-1.xml"] == fresh.content
+    assert files["sitemap-testapp-article-1.xml.gz"] == fresh.gzipped().content
+    assert b"2026-06-01T00:00:00+00:00" in fresh.content

@@ -298,3 +298,26 @@ def test_naive_datetimes_without_use_tz(
     Builder().run()
     assert [(number, span is not None) for number, span in renders] == [(1, True)]
     assert_same_as_full_build(build_dir, settings, tmp_path, "naive")
+
+
+def test_without_kernel_copies_the_pieces_are_written(
+    articles: Any,
+    build_dir: Path,
+    settings: Any,
+    tmp_path: Path,
+    renders: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import errno
+    import os
+
+    def refuse(*args: Any) -> int:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    Builder().run()
+    monkeypatch.setattr(os, "copy_file_range", refuse)
+    edit(*nth(1500), at=T0 + datetime.timedelta(days=3))
+    renders.clear()
+    Builder().run()
+    assert [(number, span is not None) for number, span in renders] == [(1, True)]
+    assert_same_as_full_build(build_dir, settings, tmp_path, "no-copy")
