@@ -202,6 +202,15 @@ class KeysetPages:
             stats.setdefault(page.number, (0, None))
         return stats
 
+    def key_ranges(self, numbers: Sequence[int]) -> dict[int, tuple[Any, Any]]:
+        """The key range ``[start, end)`` of each of these pages (None: open)."""
+        return {
+            page.number: (self._key(page.start_key), self._key(page.end_key))
+            for page in self.model.objects.using(self.db).filter(
+                section=self.section, number__in=list(numbers)
+            )
+        }
+
     def changed_keys(self, since: dict[int, Any]) -> dict[int, list[Any]]:
         """The keys of the rows of each page whose lastmod is later than ``since[number]``.
 

@@ -112,7 +112,19 @@ def splice_pages(
     }
     if not since:
         return
-    key = sitemap.keyset_pages().pk_field.to_python
+    pages = sitemap.keyset_pages()
+    key = pages.pk_field.to_python
+    # A page split since its render (rows came and it passed ``limit``) may
+    # now end below some of its old segments, whose bytes would then list rows
+    # of the new page: such a page is rendered whole.
+    ranges = pages.key_ranges(list(since))
+    for number in list(since):
+        layout = records[number].layout
+        assert layout is not None
+        if number not in ranges or not _within(
+            [key(text) for text in layout.cuts], *ranges[number]
+        ):
+            del since[number]
     for number, keys in sitemap.changed_keys(since).items():
         yield number, _splice(number, records[number], keys, key, context, read, render, gzip)
 
@@ -199,6 +211,11 @@ def _splice(
         reused=reused,
         reused_gz=reused_gz,
     )
+
+
+def _within(keys: Sequence[Any], start: Any, end: Any) -> bool:
+    """Whether every key lies in ``[start, end)`` (None: open)."""
+    return all((start is None or k >= start) and (end is None or k < end) for k in keys)
 
 
 def _offsets(sizes: Sequence[int], start: int) -> list[int]:

@@ -321,3 +321,40 @@ def test_without_kernel_copies_the_pieces_are_written(
     Builder().run()
     assert [(number, span is not None) for number, span in renders] == [(1, True)]
     assert_same_as_full_build(build_dir, settings, tmp_path, "no-copy")
+
+
+def test_a_page_split_below_its_old_segments_is_rendered_whole(
+    sitemaps: Any, build_dir: Path, settings: Any, tmp_path: Path, renders: list[Any]
+) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = PAGE_ROWS
+        url_name = "article-detail"
+        url_kwargs = {"slug": "slug"}
+
+    # Keys 2, 4, ..., 5000: one full page, cut after keys 2000 and 4000.
+    Article.objects.bulk_create(
+        Article(id=2 * i, slug=f"e{i}", updated_at=T0 + datetime.timedelta(seconds=i))
+        for i in range(1, 2501)
+    )
+    Builder().run()
+    # 1,500 rows imported between them with old timestamps: the page holds
+    # 4,000 rows and splits at key 3501, below its old cut at key 4000; its
+    # row count is 2,500 again, and an edit in its first segment makes it a
+    # candidate for splicing.
+    Article.objects.bulk_create(
+        Article(id=2001 + 2 * i, slug=f"o{i}", updated_at=T0) for i in range(1500)
+    )
+    edit(2, at=T0 + datetime.timedelta(days=5))
+    renders.clear()
+    Builder().run()
+    assert all(span is None for _, span in renders), renders
+    assert_same_as_full_build(build_dir, settings, tmp_path, "split")
+    files = page_files(build_dir)
+    listed = [
+        url.loc
+        for name, data in files.items()
+        if name.endswith(".xml")
+        for url in parse_urlset(data)
+    ]
+    assert len(listed) == len(set(listed)) == 4000
