@@ -26,25 +26,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import measure  # benchmarks/measure.py, beside this script
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 MEASURE = HERE / "measure.py"
 SCRATCH = Path(tempfile.gettempdir()) / "sitemapkit-bench"
 DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/sitemapkit_bench"
 
-CONTENDERS = [
-    "sitemapkit-build-fast",
-    "sitemapkit-build-absurl",
-    "contrib-views",
-    "icv-generate",
-    "floor",
-    "floor-gzip",
-    "sitemapkit-view-first",
-    "sitemapkit-view-last",
-    "sitemapkit-view-index",
-    "count",
-    "sitemapkit-incremental",
-]
+# The contenders' names are measure.py's, which runs them.
+CONTENDERS = list(measure.CONTENDERS)
 # Contenders that must list every row: their URL count is checked.
 LISTS_EVERY_ROW = {
     "sitemapkit-build-fast",

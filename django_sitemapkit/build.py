@@ -198,12 +198,11 @@ class Builder:
         old_gzip = previous is not None and previous.gzip
         context = make_context(self.base_url)
         # One pass over the sections' page lists first, for the progress total.
+        wanted = [sitemap for sitemap in self.sitemaps if _wanted(sitemap, selected)]
+        summaries = {sitemap.name: sitemap.page_summaries(context) for sitemap in wanted}
         splice_records = {
-            sitemap.name: self._splice_records(sitemap, previous, old)
-            for sitemap in self.sitemaps
-            if _wanted(sitemap, selected)
+            sitemap.name: self._splice_records(sitemap, previous, old) for sitemap in wanted
         }
-        summaries = {name: self.sitemaps[name].page_summaries(context) for name in splice_records}
         total = sum(len(pages) for pages in summaries.values())
         done = 0
 

@@ -28,7 +28,7 @@ index's per-page lastmod comes from one ``UNION ALL`` of per-range aggregates
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -193,37 +193,33 @@ class KeysetPages:
             for page in pages
         ]
         stats: dict[int, tuple[int, Any]] = {}
-        for start in range(0, len(parts), UNION_BATCH_SIZE):
-            batch = parts[start : start + UNION_BATCH_SIZE]
-            combined = batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
-            for row in combined:
-                stats[row[0]] = (row[1], row[2] if len(row) > 2 else None)
+        for row in _union_all(parts):
+            stats[row[0]] = (row[1], row[2] if len(row) > 2 else None)
         for page in pages:
             stats.setdefault(page.number, (0, None))
         return stats
 
-    def key_ranges(self, numbers: Sequence[int]) -> dict[int, tuple[Any, Any]]:
-        """The key range ``[start, end)`` of each of these pages (None: open)."""
+    def stored_pages(self, numbers: Sequence[int]) -> dict[int, SitemapPage]:
+        """The stored rows of these pages, by number (a page that no longer exists is missing)."""
         return {
-            page.number: (self._key(page.start_key), self._key(page.end_key))
+            page.number: page
             for page in self.model.objects.using(self.db).filter(
                 section=self.section, number__in=list(numbers)
             )
         }
 
-    def changed_keys(self, since: dict[int, Any]) -> dict[int, list[Any]]:
+    def key_range(self, page: SitemapPage) -> tuple[Any, Any]:
+        """The page's keys ``[start, end)`` (None: open)."""
+        return self._key(page.start_key), self._key(page.end_key)
+
+    def changed_keys(
+        self, pages: Mapping[int, SitemapPage], since: Mapping[int, Any]
+    ) -> dict[int, list[Any]]:
         """The keys of the rows of each page whose lastmod is later than ``since[number]``.
 
-        One query over just those pages; a page that no longer exists gets no
-        entry. Needs a lastmod field.
+        One query over just those pages. Needs a lastmod field.
         """
         assert self.lastmod_field is not None
-        pages = {
-            page.number: page
-            for page in self.model.objects.using(self.db).filter(
-                section=self.section, number__in=list(since)
-            )
-        }
         base = self.queryset.order_by()
         queries = [
             base.filter(self._range_q(page), **{f"{self.lastmod_field}__gt": since[number]})
@@ -232,11 +228,8 @@ class KeysetPages:
             for number, page in pages.items()
         ]
         keys: dict[int, list[Any]] = {number: [] for number in pages}
-        for start in range(0, len(queries), UNION_BATCH_SIZE):
-            batch = queries[start : start + UNION_BATCH_SIZE]
-            combined = batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
-            for number, key in combined:
-                keys[number].append(key)
+        for number, key in _union_all(queries):
+            keys[number].append(key)
         return keys
 
     # -- splitting -----------------------------------------------------------
@@ -287,3 +280,10 @@ class KeysetPages:
             except IntegrityError:
                 continue  # a concurrent split took that number; try the next one
         return None
+
+
+def _union_all(queries: Sequence[QuerySet[Any]]) -> Iterator[Any]:
+    """The rows of ``queries`` as UNION ALL statements (batched under SQLite's limit)."""
+    for start in range(0, len(queries), UNION_BATCH_SIZE):
+        batch = queries[start : start + UNION_BATCH_SIZE]
+        yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]

@@ -546,10 +546,6 @@ class ModelSitemap(Sitemap):
             return super().write_page(number, context, factory, writer, span)
         return fused.render(self.page_rows(number, span), writer)
 
-    def changed_keys(self, since: dict[int, datetime.datetime]) -> dict[int, list[Any]]:
-        """The keys of the rows of some pages edited after ``since[page]`` (see pages.py)."""
-        return self.keyset_pages().changed_keys(since)
-
     def keys_sort_alike(self) -> bool:
         """Whether Python orders this model's keys as every database does: integers.
 

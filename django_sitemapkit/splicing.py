@@ -117,15 +117,16 @@ def splice_pages(
     # A page split since its render (rows came and it passed ``limit``) may
     # now end below some of its old segments, whose bytes would then list rows
     # of the new page: such a page is rendered whole.
-    ranges = pages.key_ranges(list(since))
+    stored = pages.stored_pages(list(since))
     for number in list(since):
         layout = records[number].layout
         assert layout is not None
-        if number not in ranges or not _within(
-            [key(text) for text in layout.cuts], *ranges[number]
+        if number not in stored or not _within(
+            [key(text) for text in layout.cuts], *pages.key_range(stored[number])
         ):
             del since[number]
-    for number, keys in sitemap.changed_keys(since).items():
+            stored.pop(number, None)
+    for number, keys in pages.changed_keys(stored, since).items():
         yield number, _splice(number, records[number], keys, key, context, read, render, gzip)
 
 
