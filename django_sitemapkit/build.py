@@ -199,9 +199,12 @@ class Builder:
         context = make_context(self.base_url)
         # One pass over the sections' page lists first, for the progress total.
         wanted = [sitemap for sitemap in self.sitemaps if _wanted(sitemap, selected)]
-        summaries = {sitemap.name: sitemap.page_summaries(context) for sitemap in wanted}
         splice_records = {
             sitemap.name: self._splice_records(sitemap, previous, old) for sitemap in wanted
+        }
+        summaries = {
+            sitemap.name: self._summaries(sitemap, context, splice_records[sitemap.name])
+            for sitemap in wanted
         }
         total = sum(len(pages) for pages in summaries.values())
         done = 0
@@ -346,7 +349,6 @@ class Builder:
         """Pages ``numbers``: spliced where possible (``to_splice``), else rendered whole."""
         spliced: set[int] = set()
         if to_splice and previous is not None:
-            assert isinstance(sitemap, ModelSitemap)
             for number, page in self._splice(sitemap, to_splice, summaries, context, previous):
                 if page is not None:
                     spliced.add(number)
@@ -356,7 +358,7 @@ class Builder:
 
     def _splice(
         self,
-        sitemap: ModelSitemap,
+        sitemap: Sitemap,
         records: dict[int, FileRecord],
         summaries: list[PageSummary],
         context: RenderContext,
@@ -364,7 +366,6 @@ class Builder:
     ) -> Iterator[tuple[int, RenderedPage | None]]:
         """The pages of ``records`` rebuilt from their old files and edited segments."""
         return splice_pages(
-            sitemap,
             records,
             {summary.number: summary for summary in summaries},
             context,
@@ -372,6 +373,20 @@ class Builder:
             render=lambda number, span: render_page_resiliently(sitemap, number, context, span),
             gzip=self.gzip,
         )
+
+    def _summaries(
+        self, sitemap: Sitemap, context: RenderContext, splice_records: dict[int, FileRecord]
+    ) -> list[PageSummary]:
+        """The section's pages; for pages that may be spliced, with their segments' figures."""
+        if not splice_records:
+            return sitemap.page_summaries(context)
+        assert isinstance(sitemap, ModelSitemap)
+        cuts = {
+            number: record.layout.cuts
+            for number, record in splice_records.items()
+            if record.layout is not None
+        }
+        return sitemap.keyset_pages().summaries(cuts)
 
     def _trust_fingerprints(self, sitemap: Sitemap, previous: Manifest | None) -> bool:
         """Whether pages of ``sitemap`` with unchanged fingerprints may be kept."""

@@ -28,12 +28,14 @@ index's per-page lastmod comes from one ``UNION ALL`` of per-range aggregates
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, models, router, transaction
-from django.db.models import Count, IntegerField, Max, Q, QuerySet, Value
+from django.db.models import Max, Q, QuerySet
+
+from django_sitemapkit.rangestats import Bound, KeyRange, RangeAggregator, RangeStats
 
 if TYPE_CHECKING:
     from django_sitemapkit.models import SitemapPage
@@ -47,10 +49,6 @@ def _page_model() -> type[SitemapPage]:
     return SitemapPage
 
 
-# SQLite refuses compound statements of more than 500 SELECTs by default.
-UNION_BATCH_SIZE = 400
-
-
 class PageNotFound(LookupError):
     """The section has no such page."""
 
@@ -62,6 +60,9 @@ class PageSummary:
     number: int
     count: int
     lastmod: datetime.datetime | datetime.date | None
+    # The count and newest lastmod of each of the page's segments, when
+    # summaries() was asked for them (see there).
+    segments: tuple[RangeStats, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -150,87 +151,89 @@ class KeysetPages:
 
     # -- the index -----------------------------------------------------------
 
-    def summaries(self) -> list[PageSummary]:
+    def summaries(
+        self, segment_cuts: Mapping[int, Sequence[str]] | None = None
+    ) -> list[PageSummary]:
         """Every non-empty page with its row count and newest lastmod.
 
         Splits pages that grew past ``limit`` first, so the result never names
-        a page that would have to be cut short.
+        a page that would have to be cut short. ``segment_cuts`` (an
+        incremental build's record of where each page's segments end, by page
+        number) asks for the same figures per segment, in the same scan, for
+        every page whose cuts still lie within its range.
         """
+        cuts = segment_cuts or {}
         pages = self._pages()
-        stats = self._aggregate(pages)
-        overfull = [page for page in pages if stats[page.number][0] > self.limit]
+        stats = self._aggregate(pages, cuts)
+        overfull = [page for page in pages if stats[page.number][0].count > self.limit]
         if overfull:
             for page in overfull:
                 self._split_by_count(page)
             pages = self._pages()
-            stats = self._aggregate(pages)
+            stats = self._aggregate(pages, cuts)
         return [
             PageSummary(
-                number=page.number, count=stats[page.number][0], lastmod=stats[page.number][1]
+                number=page.number,
+                count=stats[page.number][0].count,
+                lastmod=stats[page.number][0].lastmod,
+                segments=stats[page.number][1],
             )
             for page in sorted(pages, key=lambda p: p.number)
-            if stats[page.number][0] > 0
+            if stats[page.number][0].count > 0
         ]
 
     def _aggregate(
-        self, pages: Sequence[SitemapPage]
-    ) -> dict[int, tuple[int, datetime.datetime | datetime.date | None]]:
-        """Row count and newest lastmod of each page.
+        self, pages: Sequence[SitemapPage], segment_cuts: Mapping[int, Sequence[str]]
+    ) -> dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]]:
+        """Row count and newest lastmod of each page, and of its segments where asked.
 
-        One UNION ALL of per-range aggregates (batched under SQLite's limit).
+        A page with cuts in ``segment_cuts`` that all lie within its range is
+        counted segment by segment (see ``summaries``); the others whole. Either
+        way one scan of the section: a UNION ALL of per-range aggregates.
         """
-        # COUNT(*), not COUNT(pk): no NULL test per row (10 % of the scan on SQLite).
-        aggregates: dict[str, Any] = {"_count": Count("*")}
-        if self.lastmod_field is not None:
-            aggregates["_lastmod"] = Max(self.lastmod_field)
-        base = self.queryset.order_by()
-        parts = [
-            base.filter(self._range_q(page))
-            .annotate(_page=Value(page.number, output_field=IntegerField()))
-            .values("_page")
-            .annotate(**aggregates)
-            .values_list("_page", *aggregates)
-            for page in pages
-        ]
-        stats: dict[int, tuple[int, Any]] = {}
-        for row in _union_all(parts):
-            stats[row[0]] = (row[1], row[2] if len(row) > 2 else None)
+        ranges: list[KeyRange] = []
+        owners: list[int] = []
+        segmented: set[int] = set()
         for page in pages:
-            stats.setdefault(page.number, (0, None))
-        return stats
-
-    def stored_pages(self, numbers: Sequence[int]) -> dict[int, SitemapPage]:
-        """The stored rows of these pages, by number (a page that no longer exists is missing)."""
-        return {
-            page.number: page
-            for page in self.model.objects.using(self.db).filter(
-                section=self.section, number__in=list(numbers)
+            lower = None if page.start_key is None else Bound("gte", page.start_key)
+            upper = None if page.end_key is None else Bound("lt", page.end_key)
+            cuts = segment_cuts.get(page.number)
+            if cuts is not None and self._cuts_within(cuts, page):
+                segmented.add(page.number)
+                # Segment s holds the keys above cut s-1 and up to cut s.
+                lowers = [lower, *(Bound("gt", cut) for cut in cuts)]
+                uppers = [*(Bound("lte", cut) for cut in cuts), upper]
+                for segment in zip(lowers, uppers, strict=True):
+                    ranges.append(segment)
+                    owners.append(page.number)
+            else:
+                ranges.append((lower, upper))
+                owners.append(page.number)
+        aggregator = RangeAggregator(self.queryset, self.lastmod_field)
+        by_page: dict[int, list[RangeStats]] = {page.number: [] for page in pages}
+        for owner, range_stats in zip(owners, aggregator.stats(ranges), strict=True):
+            by_page[owner].append(range_stats)
+        result: dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]] = {}
+        for number, parts in by_page.items():
+            lastmods = [part.lastmod for part in parts if part.lastmod is not None]
+            whole = RangeStats(
+                sum(part.count for part in parts),
+                max(lastmods) if lastmods else None,
             )
-        }
+            result[number] = (whole, tuple(parts) if number in segmented else None)
+        return result
 
-    def key_range(self, page: SitemapPage) -> tuple[Any, Any]:
-        """The page's keys ``[start, end)`` (None: open)."""
-        return self._key(page.start_key), self._key(page.end_key)
+    def _cuts_within(self, cuts: Sequence[str], page: SitemapPage) -> bool:
+        """Whether every cut key lies in the page's range ``[start, end)``.
 
-    def changed_keys(
-        self, pages: Mapping[int, SitemapPage], since: Mapping[int, Any]
-    ) -> dict[int, list[Any]]:
-        """The keys of the rows of each page whose lastmod is later than ``since[number]``.
-
-        One query over just those pages. Needs a lastmod field.
+        A page split since its segments were cut may end below some of them.
+        Compared in Python: segment cuts are only asked for with integer keys.
         """
-        assert self.lastmod_field is not None
-        base = self.queryset.order_by()
-        queries = [
-            base.filter(self._range_q(page), **{f"{self.lastmod_field}__gt": since[number]})
-            .annotate(_page=Value(number, output_field=IntegerField()))
-            .values_list("_page", "pk")
-            for number, page in pages.items()
-        ]
-        keys: dict[int, list[Any]] = {number: [] for number in pages}
-        for number, key in _union_all(queries):
-            keys[number].append(key)
-        return keys
+        start, end = self._key(page.start_key), self._key(page.end_key)
+        return all(
+            (start is None or key >= start) and (end is None or key < end)
+            for key in map(self._key, cuts)
+        )
 
     # -- splitting -----------------------------------------------------------
 
@@ -280,10 +283,3 @@ class KeysetPages:
             except IntegrityError:
                 continue  # a concurrent split took that number; try the next one
         return None
-
-
-def _union_all(queries: Sequence[QuerySet[Any]]) -> Iterator[Any]:
-    """The rows of ``queries`` as UNION ALL statements (batched under SQLite's limit)."""
-    for start in range(0, len(queries), UNION_BATCH_SIZE):
-        batch = queries[start : start + UNION_BATCH_SIZE]
-        yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]

@@ -33,7 +33,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -143,11 +143,16 @@ class Manifest:
     def to_json(self) -> bytes:
         # One line per page; a layout's lists (a number per 1,000 URLs) stay
         # on that line, which keeps the file small and quick to write.
-        data = asdict(self)
-        pages = data.pop("pages")
-        head = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        # Field by field, not dataclasses.asdict(): that deep-copies every
+        # list of every layout, which costs more than the JSON itself.
+        head = json.dumps(
+            {f.name: getattr(self, f.name) for f in fields(self) if f.name != "pages"},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
         lines = ",\n".join(
-            json.dumps(page, sort_keys=True, separators=(",", ":")) for page in pages
+            json.dumps(_record_dict(record), sort_keys=True, separators=(",", ":"))
+            for record in self.pages
         )
         return f'{head[:-1]},"pages":[\n{lines}\n]}}\n'.encode()
 
@@ -163,6 +168,13 @@ class Manifest:
                 FileRecord(**page, layout=None if layout is None else PageLayout(**layout))
             )
         return cls(pages=pages, **raw)
+
+
+def _record_dict(record: FileRecord) -> dict[str, Any]:
+    data = {f.name: getattr(record, f.name) for f in fields(record)}
+    if record.layout is not None:
+        data["layout"] = {f.name: getattr(record.layout, f.name) for f in fields(record.layout)}
+    return data
 
 
 @dataclass(frozen=True)

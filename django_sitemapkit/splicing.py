@@ -2,38 +2,34 @@
 
 A page whose fingerprint changed is usually a page where a few rows were
 edited. Rendering and compressing its 50,000 entries again would cost the
-page's whole share of a full build. Instead, when the page still holds as many
-rows as before, the build asks the database which of its rows have a lastmod
-later than the page's previous newest one (one query for all such pages),
-finds the segments holding them by their keys, and renders only those
-segments. Their bytes, plain and compressed, replace the old ones; every other
-piece is copied from the published files (see writer.py and deflate.py for the
-pieces).
+page's whole share of a full build. Instead, the build's scan of the section
+(the one that gives each page's row count and newest lastmod) counts each
+1,000-row segment of the previous render on its own too. Where every segment
+still holds as many rows as before, the segments with a lastmod later than the
+page's previous newest one hold the edits, and only they are rendered again.
+Their bytes, plain and compressed, replace the old ones; every other piece is
+copied from the published files (see writer.py and deflate.py for the pieces).
 
 The result is byte for byte what rendering the page whole gives -- a segment
 holds the same rows either way -- so this is only a shortcut, and the page is
-rendered whole whenever that could be untrue: the page's row count changed (a
-deletion or insertion shifts every later segment), a re-rendered segment came
-out with another number of entries or skips (a row moved between segments),
-the old files are missing or not what the manifest describes, the keys are of
-a type whose order only the database knows (text, UUIDs), or half the page
-changed anyway.
+rendered whole whenever that could be untrue: a segment's row count changed (a
+deletion or insertion shifts every later segment), the page was split below
+its old segments, a re-rendered segment came out with another number of
+entries or skips, the old files are missing or not what the manifest
+describes, the keys are of a type whose order only the database knows (text,
+UUIDs), or half the page changed anyway.
 """
 
 from __future__ import annotations
 
-import bisect
-import datetime
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
-from django.conf import settings
 from django.db import models
-from django.utils import timezone
 
 from django_sitemapkit.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE, compress_piece
 from django_sitemapkit.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.publishing import FileRecord
+from django_sitemapkit.rangestats import RangeStats
 from django_sitemapkit.rendering import split_pieces
 from django_sitemapkit.sitemaps import ModelSitemap, RenderContext, RenderedPage
 from django_sitemapkit.w3c import to_aware
@@ -65,27 +61,7 @@ def can_splice(record: FileRecord | None, *, gzip: bool) -> bool:
     )
 
 
-def splice_since(
-    records: dict[int, FileRecord], context: RenderContext
-) -> dict[int, datetime.datetime]:
-    """For each page of ``records``: its previous newest lastmod, as the database compares it.
-
-    Rows with a later lastmod are the page's edits since it was rendered.
-    """
-    since = {}
-    for number, record in records.items():
-        previous_newest = record.fingerprint_lastmod()
-        if previous_newest is None:
-            continue
-        if not settings.USE_TZ:
-            # Naive database values are in the site's zone (see to_aware).
-            previous_newest = timezone.make_naive(previous_newest, context.tz)
-        since[number] = previous_newest
-    return since
-
-
 def splice_pages(
-    sitemap: ModelSitemap,
     records: dict[int, FileRecord],
     summaries: dict[int, PageSummary],
     context: RenderContext,
@@ -97,44 +73,61 @@ def splice_pages(
     """Each page of ``records`` that may be spliced, with its spliced page or None.
 
     ``records`` holds the previous build's record of each page to try (each
-    passing ``can_splice``) and ``summaries`` each page's summary now; the
-    pages given None, or not given at all, must be rendered whole. Pages come
-    one at a time, so a build holds one page's bytes at once.
+    passing ``can_splice``) and ``summaries`` each page's summary now, with
+    the row count and newest lastmod of each of its old segments (see
+    ``KeysetPages.summaries``); the pages given None, or not given at all,
+    must be rendered whole. Pages come one at a time, so a build holds one
+    page's bytes at once.
     """
-    since = splice_since(records, context)
-    # Same row count: edits only (or as many rows came as went, which a
-    # re-rendered segment's entry count gives away).
-    since = {
-        number: moment
-        for number, moment in since.items()
-        if number in summaries
-        and summaries[number].count == records[number].urls + records[number].skipped
-    }
-    if not since:
-        return
-    pages = sitemap.keyset_pages()
-    key = pages.pk_field.to_python
-    # A page split since its render (rows came and it passed ``limit``) may
-    # now end below some of its old segments, whose bytes would then list rows
-    # of the new page: such a page is rendered whole.
-    stored = pages.stored_pages(list(since))
-    for number in list(since):
-        layout = records[number].layout
-        assert layout is not None
-        if number not in stored or not _within(
-            [key(text) for text in layout.cuts], *pages.key_range(stored[number])
-        ):
-            del since[number]
-            stored.pop(number, None)
-    for number, keys in pages.changed_keys(stored, since).items():
-        yield number, _splice(number, records[number], keys, key, context, read, render, gzip)
+    for number, record in records.items():
+        summary = summaries.get(number)
+        if summary is None or summary.segments is None:
+            continue  # gone, or split below its old segments since
+        dirty = edited_segments(record, summary.segments, context)
+        if dirty is not None:
+            yield number, _splice(number, record, dirty, context, read, render, gzip)
+
+
+def edited_segments(
+    record: FileRecord, segments: Sequence[RangeStats], context: RenderContext
+) -> list[int] | None:
+    """The positions of the segments of ``record``'s page whose rows were edited.
+
+    None unless every segment still holds the rows it held (a deletion or
+    insertion shifts every later segment; a row that left one segment while
+    another came to a second leaves the page's count alone but not theirs).
+    A segment was edited when it has a row whose lastmod is later than the
+    page's newest at its last render.
+    """
+    layout = record.layout
+    previous_newest = record.fingerprint_lastmod()
+    if layout is None or previous_newest is None or len(segments) != len(layout.cuts) + 1:
+        return None
+    entries = _segment_entries(record)
+    if entries is None:
+        return None
+    dirty = []
+    for position, stats in enumerate(segments):
+        if stats.count != entries[position] + layout.skips[position]:
+            return None
+        if stats.lastmod is not None and to_aware(stats.lastmod, context.tz) > previous_newest:
+            dirty.append(position)
+    return dirty
+
+
+def _segment_entries(record: FileRecord) -> list[int] | None:
+    """The entries each segment of the page listed: SEGMENT_ENTRIES each but the last."""
+    assert record.layout is not None
+    segments = len(record.layout.cuts) + 1
+    entries = [SEGMENT_ENTRIES] * (segments - 1)
+    entries.append(record.urls - SEGMENT_ENTRIES * (segments - 1))
+    return entries if 0 < entries[-1] <= SEGMENT_ENTRIES else None
 
 
 def _splice(
     number: int,
     record: FileRecord,
-    changed: Sequence[Any],
-    key: Callable[[str], Any],
+    dirty: Sequence[int],
     context: RenderContext,
     read: ReadFile,
     render: RenderSpan,
@@ -143,15 +136,8 @@ def _splice(
     layout = record.layout
     assert layout is not None
     segments = len(layout.cuts) + 1
-    # Every segment holds SEGMENT_ENTRIES entries but the last.
-    entries = [SEGMENT_ENTRIES] * (segments - 1)
-    entries.append(record.urls - SEGMENT_ENTRIES * (segments - 1))
-    if not 0 < entries[-1] <= SEGMENT_ENTRIES:
-        return None
-    # Segment s holds the keys above cut s-1 and up to cut s.
-    cuts = [key(text) for text in layout.cuts]
-    dirty = sorted({bisect.bisect_left(cuts, changed_key) for changed_key in changed})
-    if not dirty or 2 * len(dirty) > segments:
+    entries = _segment_entries(record)
+    if entries is None or not dirty or 2 * len(dirty) > segments:
         return None
 
     old_xml = read(record.name)
@@ -212,11 +198,6 @@ def _splice(
         reused=reused,
         reused_gz=reused_gz,
     )
-
-
-def _within(keys: Sequence[Any], start: Any, end: Any) -> bool:
-    """Whether every key lies in ``[start, end)`` (None: open)."""
-    return all((start is None or k >= start) and (end is None or k < end) for k in keys)
 
 
 def _offsets(sizes: Sequence[int], start: int) -> list[int]:

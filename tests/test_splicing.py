@@ -358,3 +358,26 @@ def test_a_page_split_below_its_old_segments_is_rendered_whole(
         for url in parse_urlset(data)
     ]
     assert len(listed) == len(set(listed)) == 4000
+
+
+def test_rows_that_came_and_went_in_unedited_segments_make_the_page_render_whole(
+    articles: Any, build_dir: Path, settings: Any, tmp_path: Path, renders: list[Any]
+) -> None:
+    # Position 1,500 starts unpublished: page 1 holds positions 0-2,500 without it.
+    hidden, shown, edited = nth(1500, 100, 2200)
+    Article.objects.filter(pk=hidden).update(published=False)
+    Builder().run()
+    # Without touching updated_at, one row leaves segment 1 and another joins
+    # segment 2: the page keeps its row count, and only an edit in segment 3
+    # moves its newest lastmod. Re-rendering segment 3 alone would keep the
+    # unpublished row and miss the published one.
+    Article.objects.filter(pk=shown).update(published=False)
+    Article.objects.filter(pk=hidden).update(published=True)
+    edit(edited, at=T0 + datetime.timedelta(days=9))
+    renders.clear()
+    Builder().run()
+    assert renders == [(1, None)]
+    assert_same_as_full_build(build_dir, settings, tmp_path, "came-and-went")
+    listed = {url.loc for url in parse_urlset(page_files(build_dir)[f"sitemap-{SECTION}-1.xml"])}
+    assert "https://www.example.com/articles/a1500/" in listed
+    assert "https://www.example.com/articles/a100/" not in listed
