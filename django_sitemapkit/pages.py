@@ -22,7 +22,8 @@ touched.
 
 No query uses OFFSET over the section: a page is an index range scan, and the
 index's per-page lastmod comes from one ``UNION ALL`` of per-range aggregates
-(batched under SQLite's compound-select limit).
+(see rangestats.py). An incremental build asks the same scan for the figures
+of each segment of each page, which is how splicing.py finds edited segments.
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ class KeysetPages:
     # -- the index -----------------------------------------------------------
 
     def summaries(
-        self, segment_cuts: Mapping[int, Sequence[str]] | None = None
+        self, segment_cuts: Mapping[int, Sequence[str]] | None = None, *, parallel: bool = False
     ) -> list[PageSummary]:
         """Every non-empty page with its row count and newest lastmod.
 
@@ -160,17 +161,19 @@ class KeysetPages:
         a page that would have to be cut short. ``segment_cuts`` (an
         incremental build's record of where each page's segments end, by page
         number) asks for the same figures per segment, in the same scan, for
-        every page whose cuts still lie within its range.
+        every page whose cuts still lie within its range. ``parallel`` lets a
+        second connection scan half of the section meanwhile (builds; see
+        RangeAggregator).
         """
         cuts = segment_cuts or {}
         pages = self._pages()
-        stats = self._aggregate(pages, cuts)
+        stats = self._aggregate(pages, cuts, parallel)
         overfull = [page for page in pages if stats[page.number][0].count > self.limit]
         if overfull:
             for page in overfull:
                 self._split_by_count(page)
             pages = self._pages()
-            stats = self._aggregate(pages, cuts)
+            stats = self._aggregate(pages, cuts, parallel)
         return [
             PageSummary(
                 number=page.number,
@@ -183,7 +186,10 @@ class KeysetPages:
         ]
 
     def _aggregate(
-        self, pages: Sequence[SitemapPage], segment_cuts: Mapping[int, Sequence[str]]
+        self,
+        pages: Sequence[SitemapPage],
+        segment_cuts: Mapping[int, Sequence[str]],
+        parallel: bool = False,
     ) -> dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]]:
         """Row count and newest lastmod of each page, and of its segments where asked.
 
@@ -209,7 +215,7 @@ class KeysetPages:
             else:
                 ranges.append((lower, upper))
                 owners.append(page.number)
-        aggregator = RangeAggregator(self.queryset, self.lastmod_field)
+        aggregator = RangeAggregator(self.queryset, self.lastmod_field, parallel=parallel)
         by_page: dict[int, list[RangeStats]] = {page.number: [] for page in pages}
         for owner, range_stats in zip(owners, aggregator.stats(ranges), strict=True):
             by_page[owner].append(range_stats)

@@ -18,13 +18,16 @@ one by one instead: slower, same result.
 from __future__ import annotations
 
 import datetime
+import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Count, IntegerField, Max, QuerySet, Value
 from django.db.models.sql.compiler import SQLCompiler
 
@@ -69,9 +72,15 @@ class _Shape:
 class RangeAggregator:
     """Counts and newest lastmods of key ranges of ``queryset``."""
 
-    def __init__(self, queryset: QuerySet[Any], lastmod_field: str | None) -> None:
+    def __init__(
+        self, queryset: QuerySet[Any], lastmod_field: str | None, *, parallel: bool = False
+    ) -> None:
         self.queryset = queryset.order_by()
+        # Split the scan between this thread's connection and a second one.
+        self.parallel = parallel
         self.db = queryset.db
+        # This thread's, for preparing values: a helper thread executes on its own.
+        self._connection = connections[self.db]
         pk = queryset.model._meta.pk
         assert pk is not None
         self.pk: models.Field[Any, Any] = pk
@@ -162,9 +171,8 @@ class RangeAggregator:
 
     def _prepare(self, text: str) -> Any:
         """A key as the ORM passes it to the database in a range lookup."""
-        connection = connections[self.db]
         value = self.pk.get_prep_value(self._key(text))
-        return self.pk.get_db_prep_value(value, connection, prepared=True)
+        return self.pk.get_db_prep_value(value, self._connection, prepared=True)
 
     def _rows_by_shapes(
         self, ranges: Sequence[KeyRange], shapes: dict[tuple[str | None, str | None], _Shape]
@@ -174,13 +182,39 @@ class RangeAggregator:
         batch_size = UNION_BATCH_SIZE
         if connection.features.max_query_params:
             batch_size = max(1, min(batch_size, connection.features.max_query_params // per_part))
+        statements = -(-len(ranges) // batch_size)
+        if self.parallel and len(ranges) > 1 and _second_connection_sees_the_same(connection):
+            # As many statements for each connection, each as big as it may be.
+            statements += statements % 2
+            batch_size = -(-len(ranges) // statements)
+            half = batch_size * (statements // 2)
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-scan") as pool:
+                second = pool.submit(
+                    self._execute_on_own_connection,
+                    list(self._statements(ranges, shapes, half, len(ranges), batch_size)),
+                )
+                rows = self._execute(self._statements(ranges, shapes, 0, half, batch_size))
+                rows += second.result()
+        else:
+            rows = self._execute(self._statements(ranges, shapes, 0, len(ranges), batch_size))
         # Any shape's compiler converts the rows: they all select the same columns.
         compiler = self._part(0, None, None).query.get_compiler(using=self.db)
         compiler.setup_query()
-        for start in range(0, len(ranges), batch_size):
+        return _converted(compiler, rows)
+
+    def _statements(
+        self,
+        ranges: Sequence[KeyRange],
+        shapes: dict[tuple[str | None, str | None], _Shape],
+        start: int,
+        stop: int,
+        batch_size: int,
+    ) -> Iterator[tuple[str, list[Any]]]:
+        """UNION ALL statements for ``ranges[start:stop]``, ``batch_size`` ranges each."""
+        for first in range(start, stop, batch_size):
             sqls: list[str] = []
             params: list[Any] = []
-            for tag in range(start, min(start + batch_size, len(ranges))):
+            for tag in range(first, min(first + batch_size, stop)):
                 lower, upper = ranges[tag]
                 shape = shapes[(_lookup(lower), _lookup(upper))]
                 values = list(shape.params)
@@ -191,10 +225,22 @@ class RangeAggregator:
                     values[shape.upper_at] = self._prepare(upper.key)
                 sqls.append(shape.sql)
                 params.extend(values)
-            with connection.cursor() as cursor:
-                cursor.execute(" UNION ALL ".join(sqls), params)
-                rows = cursor.fetchall()
-            yield from _converted(compiler, rows)
+            yield " UNION ALL ".join(sqls), params
+
+    def _execute(self, statements: Iterable[tuple[str, list[Any]]]) -> list[Any]:
+        rows: list[Any] = []
+        with connections[self.db].cursor() as cursor:
+            for sql, params in statements:
+                cursor.execute(sql, params)
+                rows.extend(cursor.fetchall())
+        return rows
+
+    def _execute_on_own_connection(self, statements: Iterable[tuple[str, list[Any]]]) -> list[Any]:
+        """``_execute`` in a helper thread, whose connection is its own and closed after."""
+        try:
+            return self._execute(statements)
+        finally:
+            connections[self.db].close()
 
     # -- the slow way ---------------------------------------------------------
 
@@ -203,6 +249,29 @@ class RangeAggregator:
         for start in range(0, len(parts), UNION_BATCH_SIZE):
             batch = parts[start : start + UNION_BATCH_SIZE]
             yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
+
+
+def _second_connection_sees_the_same(connection: BaseDatabaseWrapper) -> bool:
+    """Whether another connection would read the same rows as ``connection``, and another
+    core could do its part.
+
+    Not inside a transaction (its writes are its own; so also not without
+    autocommit), and not for a private in-memory SQLite database (a new
+    connection would open an empty one).
+    """
+    if connection.in_atomic_block or not connection.get_autocommit() or _cpus() < 2:
+        return False
+    if connection.vendor == "sqlite":
+        name = str(connection.settings_dict["NAME"])
+        return not (name == ":memory:" or ("mode=memory" in name and "cache=shared" not in name))
+    return True
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _lookup(bound: Bound | None) -> str | None:

@@ -214,6 +214,9 @@ class RenderedPage:
     compressed: list[bytes] | None = None
     reused: dict[int, int] = field(default_factory=dict)
     reused_gz: dict[int, int] = field(default_factory=dict)
+    # The sha256 of the content when already known: a spliced page whose
+    # re-rendered segments came out as they were is its old file.
+    digest: str | None = None
 
     @property
     def content(self) -> bytes:

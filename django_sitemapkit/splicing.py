@@ -162,6 +162,7 @@ def _splice(
     )
     bounds: list[str | None] = [None, *layout.cuts, None]
     newest = record.fingerprint_lastmod()
+    identical = True
     for position in dirty:
         try:
             part = render(number, KeySpan(after=bounds[position], through=bounds[position + 1]))
@@ -178,6 +179,7 @@ def _splice(
         ):
             return None
         segment = part.chunks[1]
+        identical = identical and segment == pieces[position + 1]
         pieces[position + 1] = segment
         del reused[position + 1]
         if compressed is not None:
@@ -197,6 +199,7 @@ def _splice(
         compressed=compressed,
         reused=reused,
         reused_gz=reused_gz,
+        digest=record.sha256 if identical else None,
     )
 
 

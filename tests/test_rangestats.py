@@ -131,3 +131,90 @@ def test_one_statement_per_batch(articles: list[Any], monkeypatch: pytest.Monkey
         stats = aggregator.stats(ranges)
     assert len(queries) == 3
     assert stats == [expected(articles, r) for r in ranges]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_scan_splits_the_statements_between_two_connections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(9)
+    Article.objects.bulk_create(
+        Article(
+            slug=f"a{i}",
+            published=i % 4 != 0,
+            updated_at=T0 + datetime.timedelta(seconds=rng.randrange(10**6)),
+        )
+        for i in range(400)
+    )
+    rows = list(Article.objects.filter(published=True).values_list("pk", "updated_at"))
+    keys = sorted(key for key, _ in rows)
+    ranges = random_ranges(keys, 101, seed=6)
+    helper_statements: list[str] = []
+    real = RangeAggregator._execute_on_own_connection
+
+    def spy(self: RangeAggregator, statements: Any) -> Any:
+        statements = list(statements)
+        helper_statements.extend(sql for sql, _ in statements)
+        return real(self, statements)
+
+    monkeypatch.setattr(RangeAggregator, "_execute_on_own_connection", spy)
+    monkeypatch.setattr(rangestats, "_cpus", lambda: 2)
+    monkeypatch.setattr(rangestats, "UNION_BATCH_SIZE", 30)
+    aggregator = RangeAggregator(
+        Article.objects.filter(published=True), "updated_at", parallel=True
+    )
+    with CaptureQueriesContext(connection) as own:
+        stats = aggregator.stats(ranges)
+    assert stats == [expected(rows, r) for r in ranges]
+    # Four statements of at most 30 ranges, two for each connection: 26 and
+    # 26 ranges here, 26 and 23 in the helper.
+    assert len(own) == 2
+    assert [sql.count(" UNION ALL ") + 1 for sql in helper_statements] == [26, 23]
+
+
+def test_no_second_connection_inside_a_transaction(
+    articles: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest-django runs this test in a transaction: rows it wrote are its own.
+    monkeypatch.setattr(RangeAggregator, "_execute_on_own_connection", None)
+    monkeypatch.setattr(rangestats, "_cpus", lambda: 2)
+    keys = sorted(key for key, _ in articles)
+    ranges = random_ranges(keys, 30, seed=8)
+    aggregator = RangeAggregator(
+        Article.objects.filter(published=True), "updated_at", parallel=True
+    )
+    assert aggregator.stats(ranges) == [expected(articles, r) for r in ranges]
+
+
+@pytest.mark.parametrize(
+    ("vendor", "name", "atomic", "autocommit", "cpus", "allowed"),
+    [
+        ("postgresql", "test", False, True, 2, True),
+        ("postgresql", "test", True, True, 2, False),
+        ("postgresql", "test", False, False, 2, False),
+        ("postgresql", "test", False, True, 1, False),
+        ("sqlite", "/srv/site.sqlite3", False, True, 2, True),
+        ("sqlite", ":memory:", False, True, 2, False),
+        ("sqlite", "file:db?mode=memory", False, True, 2, False),
+        ("sqlite", "file:memorydb_default?mode=memory&cache=shared", False, True, 2, True),
+    ],
+)
+def test_when_a_second_connection_reads_the_same_rows(
+    monkeypatch: pytest.MonkeyPatch,
+    vendor: str,
+    name: str,
+    atomic: bool,
+    autocommit: bool,
+    cpus: int,
+    allowed: bool,
+) -> None:
+    class Connection:
+        in_atomic_block = atomic
+        settings_dict = {"NAME": name}
+
+        def get_autocommit(self) -> bool:
+            return autocommit
+
+    Connection.vendor = vendor  # type: ignore[attr-defined]
+    monkeypatch.setattr(rangestats, "_cpus", lambda: cpus)
+    assert rangestats._second_connection_sees_the_same(Connection()) is allowed  # type: ignore[arg-type]
