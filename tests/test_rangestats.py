@@ -124,19 +124,47 @@ def test_a_key_field_whose_values_cannot_be_placed_falls_back_to_the_orm(
 
 def test_one_statement_per_batch(articles: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rangestats, "UNION_BATCH_SIZE", 40)
+    monkeypatch.setattr(rangestats, "LATERAL_JOIN_MIN_RANGES", 10**6)
     keys = sorted(key for key, _ in articles)
     ranges = random_ranges(keys, 100, seed=5)
     aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
     with CaptureQueriesContext(connection) as queries:
         stats = aggregator.stats(ranges)
     assert len(queries) == 3
+    assert all(" UNION ALL " in query["sql"] for query in queries)
+    assert stats == [expected(articles, r) for r in ranges]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plan for many ranges")
+def test_many_ranges_are_one_lateral_join_on_postgresql(articles: list[Any]) -> None:
+    keys = sorted(key for key, _ in articles)
+    ranges = random_ranges(keys, 150, seed=10)
+    ranges += [(None, None), (None, Bound("lt", str(keys[0])))]
+    aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
+    with CaptureQueriesContext(connection) as queries:
+        stats = aggregator.stats(ranges)
+    assert len(queries) == 1
+    assert "CROSS JOIN LATERAL" in queries[0]["sql"]
     assert stats == [expected(articles, r) for r in ranges]
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "lateral",
+    [
+        False,
+        pytest.param(
+            True,
+            marks=pytest.mark.skipif(
+                connection.vendor != "postgresql", reason="LATERAL joins are for PostgreSQL"
+            ),
+        ),
+    ],
+)
 def test_parallel_scan_splits_the_statements_between_two_connections(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, lateral: bool
 ) -> None:
+    lateral_from = 100 if lateral else 10**6
     rng = random.Random(9)
     Article.objects.bulk_create(
         Article(
@@ -160,16 +188,26 @@ def test_parallel_scan_splits_the_statements_between_two_connections(
     monkeypatch.setattr(RangeAggregator, "_execute_on_own_connection", spy)
     monkeypatch.setattr(rangestats, "_cpus", lambda: 2)
     monkeypatch.setattr(rangestats, "UNION_BATCH_SIZE", 30)
+    monkeypatch.setattr(rangestats, "LATERAL_JOIN_MIN_RANGES", lateral_from)
     aggregator = RangeAggregator(
         Article.objects.filter(published=True), "updated_at", parallel=True
     )
     with CaptureQueriesContext(connection) as own:
         stats = aggregator.stats(ranges)
     assert stats == [expected(rows, r) for r in ranges]
-    # Four statements of at most 30 ranges, two for each connection: 26 and
-    # 26 ranges here, 26 and 23 in the helper.
-    assert len(own) == 2
-    assert [sql.count(" UNION ALL ") + 1 for sql in helper_statements] == [26, 23]
+    if lateral:
+        # One statement each: ranges 0-50 here, 51-100 in the helper.
+        assert len(own) == 1
+        assert len(helper_statements) == 1
+        assert "CROSS JOIN LATERAL" in helper_statements[0]
+    elif connection.vendor == "postgresql":
+        # PostgreSQL runs a UNION ALL's parts with parallel workers of its own.
+        assert len(own) == 4
+        assert helper_statements == []
+    else:
+        # Statements of at most 30 ranges: 30 and 21 here, 30 and 20 in the helper.
+        assert len(own) == 2
+        assert [sql.count(" UNION ALL ") + 1 for sql in helper_statements] == [30, 20]
 
 
 def test_no_second_connection_inside_a_transaction(
