@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from django.db import InterfaceError, OperationalError, connections
 
@@ -76,6 +78,7 @@ class BuildResult:
 
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 
 def sha256(*chunks: bytes) -> str:
@@ -85,24 +88,30 @@ def sha256(*chunks: bytes) -> str:
     return digest.hexdigest()
 
 
-def render_page_resiliently(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
-) -> RenderedPage:
-    """Render one page (or ``span`` of it), again on a fresh connection if the database dropped ours.
+def resiliently(read: Callable[[], T]) -> T:
+    """``read()``, again on fresh connections if the database dropped ours.
 
     Long builds meet servers and proxies that close idle or long-lived
-    connections. Each page is its own query, so a page can simply be read
-    again -- unless a transaction is open, whose work a reconnect would lose:
-    then the error propagates and the build fails without publishing.
+    connections. Each page, and the scan that lists the pages, is a read of
+    its own, so it can simply be done again -- unless a transaction is open,
+    whose work a reconnect would lose: then the error propagates and the
+    build fails without publishing.
     """
     try:
-        return sitemap.render_page(number, context, span)
+        return read()
     except (OperationalError, InterfaceError):
         if any(connection.in_atomic_block for connection in connections.all()):
             raise
         for connection in connections.all():
             connection.close()
-        return sitemap.render_page(number, context, span)
+        return read()
+
+
+def render_page_resiliently(
+    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+) -> RenderedPage:
+    """Render one page (or ``span`` of it), again on a fresh connection if the database dropped ours."""
+    return resiliently(lambda: sitemap.render_page(number, context, span))
 
 
 def render_section(
@@ -239,7 +248,9 @@ class Builder:
             sitemap.name: self._splice_records(sitemap, previous, old) for sitemap in wanted
         }
         summaries = {
-            sitemap.name: self._summaries(sitemap, context, splice_records[sitemap.name])
+            sitemap.name: resiliently(
+                functools.partial(self._summaries, sitemap, context, splice_records[sitemap.name])
+            )
             for sitemap in wanted
         }
         total = sum(len(pages) for pages in summaries.values())

@@ -449,3 +449,51 @@ def test_a_dropped_connection_outside_a_transaction_is_resumed(
     assert result.published and result.urls == 38
     names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
     assert len(names) == 6
+
+
+def drop_scan_connection_once(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make the build's first scan of the pages fail as a dropped database connection does.
+
+    The scan's statements may run on two connections (rangestats): every
+    statement goes through ``_execute``, whichever thread runs it.
+    """
+    from django.db import OperationalError
+
+    from django_sitemapkit.rangestats import RangeAggregator
+
+    calls: list[str] = []
+    real = RangeAggregator._execute
+
+    def flaky(self: Any, statements: Any) -> Any:
+        calls.append("scan")
+        if len(calls) == 1:
+            raise OperationalError("terminating connection due to idle-session timeout")
+        return real(self, statements)
+
+    monkeypatch.setattr(RangeAggregator, "_execute", flaky)
+    return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_dropped_during_the_scan_is_resumed(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = drop_scan_connection_once(monkeypatch)
+    result = build()
+    assert len(calls) > 1
+    assert result.published and result.urls == 38
+    names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
+    assert len(names) == 6
+
+
+def test_a_connection_dropped_during_the_scan_in_a_transaction_fails_cleanly(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    generation = os.readlink(build_dir / "current")
+    before = published(build_dir)
+    drop_scan_connection_once(monkeypatch)
+    with pytest.raises(CommandError, match="nothing was published: OperationalError"):
+        call_command("sitemapkit_build", "--full", verbosity=0)
+    assert os.readlink(build_dir / "current") == generation
+    assert published(build_dir) == before
