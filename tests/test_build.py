@@ -423,15 +423,19 @@ def drop_connection_once(monkeypatch: pytest.MonkeyPatch, page: int) -> list[int
     return calls
 
 
+@pytest.mark.parametrize("during", ["page", "scan"])
 def test_a_dropped_connection_inside_a_transaction_fails_cleanly(
-    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch, during: str
 ) -> None:
     # pytest-django wraps this test in a transaction: a reconnect would lose
     # it, so the build must fail and publish nothing.
     build()
     generation = os.readlink(build_dir / "current")
     before = published(build_dir)
-    drop_connection_once(monkeypatch, page=2)
+    if during == "page":
+        drop_connection_once(monkeypatch, page=2)
+    else:
+        drop_scan_connection_once(monkeypatch)
     with pytest.raises(CommandError, match="nothing was published: OperationalError"):
         call_command("sitemapkit_build", "--full", verbosity=0)
     assert os.readlink(build_dir / "current") == generation
@@ -484,16 +488,3 @@ def test_a_connection_dropped_during_the_scan_is_resumed(
     assert result.published and result.urls == 38
     names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
     assert len(names) == 6
-
-
-def test_a_connection_dropped_during_the_scan_in_a_transaction_fails_cleanly(
-    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    build()
-    generation = os.readlink(build_dir / "current")
-    before = published(build_dir)
-    drop_scan_connection_once(monkeypatch)
-    with pytest.raises(CommandError, match="nothing was published: OperationalError"):
-        call_command("sitemapkit_build", "--full", verbosity=0)
-    assert os.readlink(build_dir / "current") == generation
-    assert published(build_dir) == before
