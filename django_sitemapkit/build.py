@@ -66,9 +66,11 @@ class BuildResult:
     dry_run: bool = False
     published: bool = False
     cleaned: int = 0
+    # Why a build asked for some sections rebuilt every one, if it did.
+    every_section_because: str | None = None
 
     def summary(self) -> str:
-        verb = "would write" if self.dry_run else "written"
+        verb = "would be written" if self.dry_run else "written"
         return (
             f"{self.sections} section{'s' if self.sections != 1 else ''}: "
             f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
@@ -216,12 +218,15 @@ class Builder:
                 gzip=self.gzip,
                 previous_generation=None if previous is None else previous.generation,
             )
+            selected = set(sections or [])
+            if selected:
+                result.every_section_because = self._stale_pages_reason(previous)
+                if result.every_section_because is not None:
+                    selected = set()
             transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
             try:
                 with BackgroundDigests() as digests:
-                    self._build(
-                        manifest, previous, transaction, set(sections or []), result, digests
-                    )
+                    self._build(manifest, previous, transaction, selected, result, digests)
             except BaseException:
                 if transaction is not None:
                     transaction.abort()
@@ -444,15 +449,29 @@ class Builder:
         }
         return sitemap.keyset_pages().summaries(cuts, parallel=True)
 
+    def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
+        """Why no published page can be kept as it is, or None if they can.
+
+        A page lists absolute URLs of the ``BASE_URL`` it was built for, and
+        has a ``.gz`` only if ``GZIP`` was on: keeping it under other
+        settings would publish URLs of another host, or an index linking
+        ``.gz`` files that do not exist.
+        """
+        if previous is None:
+            return "nothing was published before"
+        if previous.base_url != self.base_url:
+            return f"BASE_URL was {previous.base_url} at the last build"
+        if self.gzip and not previous.gzip:
+            return "GZIP was off at the last build"
+        return None
+
     def _trust_fingerprints(self, sitemap: Sitemap, previous: Manifest | None) -> bool:
         """Whether pages of ``sitemap`` with unchanged fingerprints may be kept."""
         return (
             sitemap.fingerprints_reliable()
             and not self.full
             and not self.rerender
-            and previous is not None
-            and (previous.gzip or not self.gzip)
-            and previous.base_url == self.base_url
+            and self._stale_pages_reason(previous) is None
         )
 
     def _splice_records(

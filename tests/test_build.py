@@ -213,6 +213,54 @@ def test_only_named_sections(site: Any, build_dir: Path) -> None:
         build(sections=["nope"])
 
 
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("first build", "nothing was published before"),
+        ("BASE_URL", "BASE_URL was https://www.example.com at the last build"),
+        ("GZIP", "GZIP was off at the last build"),
+    ],
+)
+def test_named_sections_rebuild_every_section_when_published_pages_cannot_stay(
+    site: Any, build_dir: Path, settings: Any, change: str, reason: str
+) -> None:
+    # Kept pages would list another host's URLs, or lack the .gz the index
+    # and later builds count on (a later build used to fail on the missing file).
+    base_url = "https://www.example.com"
+    if change == "BASE_URL":
+        build()
+        base_url = "https://shop.example.org"
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BASE_URL": base_url}
+    elif change == "GZIP":
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
+        build()
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": True}
+    result = build(sections=["testapp-tag"])
+    assert result.every_section_because == reason
+    files = published(build_dir)
+    locs = [loc for loc, _ in parse_index(files["sitemap.xml"])]
+    assert len(locs) == 6
+    for loc in locs:
+        assert loc.startswith(base_url + "/")
+        name = path_of(loc).lstrip("/")
+        assert gzip.decompress(files[name + ".gz"]) == files[name]
+        assert all(url.loc.startswith(base_url + "/") for url in parse_urlset(files[name]))
+    assert build().written == []
+
+
+def test_named_sections_keep_the_others_when_only_gzip_was_turned_off(
+    site: Any, build_dir: Path, settings: Any
+) -> None:
+    build()
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
+    result = build(sections=["testapp-tag"])
+    assert result.every_section_because is None
+    files = published(build_dir)
+    assert len(parse_index(files["sitemap.xml"])) == 6
+    pages = {path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"])}
+    assert set(files) == pages | {"sitemap.xml"}
+
+
 def test_dry_run_writes_nothing(site: Any, build_dir: Path) -> None:
     result = build(dry_run=True)
     assert len(result.written) == 14

@@ -63,7 +63,7 @@ def test_verbosity(site: Path) -> None:
 def test_dry_run_reports(site: Path) -> None:
     output = run("--dry-run", verbosity=2)
     assert "Would write sitemap.xml\n" in output
-    assert "Dry run: 1 section: 8 files would write" in output
+    assert "Dry run: 1 section: 8 files would be written" in output
     assert not (site / "current").exists()
 
 
@@ -79,6 +79,23 @@ def test_skipped_urls_are_counted(sitemaps: Any, settings: Any, tmp_path: Path) 
     assert "2 URLs" not in run()
     Event.objects.create(url="/" + "x" * 3000)
     assert "1 URLs (2 skipped)" in run("--full")
+
+
+def test_named_sections_widened_to_every_section_say_so(site: Path, settings: Any) -> None:
+    lines = run("--section", "testapp-article", "--dry-run").splitlines()
+    assert lines[0] == (
+        "Would rebuild every section, not only those named by --section: "
+        "nothing was published before."
+    )
+    run()
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BASE_URL": "https://shop.example.org"}
+    lines = run("--section", "testapp-article").splitlines()
+    assert lines[0] == (
+        "Rebuilt every section, not only those named by --section: "
+        "BASE_URL was https://www.example.com at the last build."
+    )
+    assert lines[1].startswith("1 section: 8 files written, 0 unchanged,")
+    assert len(run("--section", "testapp-article").splitlines()) == 1
 
 
 def test_unknown_section(site: Path) -> None:

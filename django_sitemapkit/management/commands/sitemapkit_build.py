@@ -84,6 +84,12 @@ class Command(BaseCommand):
             if result.cleaned:
                 self.stdout.write(f"Cleaned {result.cleaned} leftovers of earlier builds.")
         if verbosity >= 1:
+            if result.every_section_because is not None:
+                verb = "Would rebuild" if result.dry_run else "Rebuilt"
+                self.stdout.write(
+                    f"{verb} every section, not only those named by --section: "
+                    f"{result.every_section_because}."
+                )
             prefix = "Dry run: " if result.dry_run else ""
             where = builder.publisher.description
             self.stdout.write(f"{prefix}{result.summary()} ({where})")
