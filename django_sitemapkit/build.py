@@ -68,6 +68,9 @@ class BuildResult:
     cleaned: int = 0
     # Why a build asked for some sections rebuilt every one, if it did.
     every_section_because: str | None = None
+    # Sections built besides those asked for, because the last build published
+    # no page of theirs (registered since, or empty then), that have pages now.
+    first_published: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         verb = "would be written" if self.dry_run else "written"
@@ -219,10 +222,19 @@ class Builder:
                 previous_generation=None if previous is None else previous.generation,
             )
             selected = set(sections or [])
+            unpublished: set[str] = set()
             if selected:
                 result.every_section_because = self._stale_pages_reason(previous)
                 if result.every_section_because is not None:
                     selected = set()
+                else:
+                    # A section without published pages (registered since the
+                    # last build, or empty then) has no files to keep: left
+                    # out, it would be missing from the index.
+                    assert previous is not None
+                    have_pages = {record.section for record in previous.pages}
+                    unpublished = set(self.sitemaps.sections()) - selected - have_pages
+                    selected |= unpublished
             transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
             try:
                 with BackgroundDigests() as digests:
@@ -231,6 +243,8 @@ class Builder:
                 if transaction is not None:
                     transaction.abort()
                 raise
+            with_pages = {record.section for record in manifest.pages}
+            result.first_published = sorted(unpublished & with_pages)
         result.seconds = time.perf_counter() - start
         return result
 
@@ -295,6 +309,8 @@ class Builder:
             # last render are kept without rendering them again.
             trust_fingerprints = self._trust_fingerprints(sitemap, previous)
             records: list[FileRecord] = []
+            # Pages whose digest comes later, to compare with their published one.
+            awaiting_digest: list[tuple[FileRecord, FileRecord]] = []
             fingerprints: dict[int, str] = {}
             to_render: list[int] = []
             for summary in summaries[sitemap.name]:
@@ -324,12 +340,8 @@ class Builder:
                 # for the manifest, and are worked out while the build goes on.
                 defer_digest = page.digest is None and (self.full or bool(page.reused))
                 digest = page.digest or ("" if defer_digest else sha256(*page.chunks))
-                unchanged = (
-                    before is not None
-                    and before.sha256 == digest
-                    and not self.full
-                    and (old_gzip or not self.gzip)
-                )
+                same_bytes = before is not None and before.sha256 == digest
+                unchanged = same_bytes and not self.full and (old_gzip or not self.gzip)
                 compressed: list[bytes] = []
                 if not unchanged and self.gzip:
                     compressed = page.compressed or compress_pieces(page.chunks)
@@ -339,7 +351,7 @@ class Builder:
                     sha256=digest,
                     size=page.size,
                     urls=page.url_count,
-                    lastmod=self._announced_lastmod(page, before, unchanged),
+                    lastmod=self._announced_lastmod(page, before, same_bytes),
                     skipped=page.skipped,
                     # A page cut short while rendering holds fewer rows than
                     # its summary counted: render it again next time.
@@ -349,6 +361,8 @@ class Builder:
                 records.append(record)
                 if defer_digest:
                     digests.fill_in(record, page.chunks)
+                    if before is not None:
+                        awaiting_digest.append((record, before))
                 if unchanged:
                     assert before is not None
                     keep_record(before)
@@ -363,6 +377,11 @@ class Builder:
                 result.bytes += page.size
                 advance()
             digests.wait()
+            for record, before in awaiting_digest:
+                if record.sha256 == before.sha256:
+                    # Rewritten byte for byte (a --full build of unchanged
+                    # rows): crawlers have nothing new to fetch.
+                    record.lastmod = before.lastmod
             manifest.pages.extend(sorted(records, key=lambda r: r.number))
 
         try:
@@ -491,12 +510,12 @@ class Builder:
         }
 
     def _announced_lastmod(
-        self, page: RenderedPage, before: FileRecord | None, unchanged: bool
+        self, page: RenderedPage, before: FileRecord | None, same_bytes: bool
     ) -> str | None:
         newest = page.lastmod
         if before is None:
             return None if newest is None else newest.isoformat()
-        if unchanged:
+        if same_bytes:
             return before.lastmod
         previous = before.lastmod_value()
         if newest is not None and (previous is None or newest > previous):

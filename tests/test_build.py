@@ -5,12 +5,14 @@ from __future__ import annotations
 import datetime
 import gzip
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connections
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
@@ -155,8 +157,11 @@ def test_editing_one_object_rewrites_one_page_and_the_index(site: Any, build_dir
     )
 
 
+@pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
 @pytest.mark.parametrize("how", ["delete", "unpublish"])
-def test_a_deletion_changes_that_pages_lastmod(site: Any, build_dir: Path, how: str) -> None:
+def test_a_deletion_changes_that_pages_lastmod(
+    site: Any, build_dir: Path, how: str, full: bool
+) -> None:
     build()
     index = dict(parse_index(published(build_dir)["sitemap.xml"]))
     article = Article.objects.get(slug="a3")
@@ -165,12 +170,11 @@ def test_a_deletion_changes_that_pages_lastmod(site: Any, build_dir: Path, how: 
     else:
         article.published = False
         article.save()
-    builder = Builder()
+    builder = Builder(full=full)
     result = builder.run()
-    assert sorted(result.written)[:2] == [
-        "sitemap-testapp-article-1.xml",
-        "sitemap-testapp-article-1.xml.gz",
-    ]
+    pages = {path_of(loc).lstrip("/") for loc in index}
+    rewritten = pages if full else {"sitemap-testapp-article-1.xml"}
+    assert {name.removesuffix(".gz") for name in result.written} == rewritten | {"sitemap.xml"}
     index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
     page = "https://www.example.com/sitemap-testapp-article-1.xml"
     assert index2[page] == builder.started.isoformat()
@@ -179,8 +183,11 @@ def test_a_deletion_changes_that_pages_lastmod(site: Any, build_dir: Path, how: 
 
 def test_full_rewrites_everything(site: Any, build_dir: Path) -> None:
     build()
+    before = published(build_dir)
     result = build(full=True)
     assert len(result.written) == 14 and result.published
+    # The same bytes again: the index announces no page as changed.
+    assert published(build_dir) == before
 
 
 def test_removed_sections_and_pages_disappear(site: Any, build_dir: Path) -> None:
@@ -259,6 +266,57 @@ def test_named_sections_keep_the_others_when_only_gzip_was_turned_off(
     assert len(parse_index(files["sitemap.xml"])) == 6
     pages = {path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"])}
     assert set(files) == pages | {"sitemap.xml"}
+
+
+def test_named_sections_also_build_sections_registered_since_the_last_build(
+    site: Any, build_dir: Path
+) -> None:
+    # A section with no published files has nothing to keep: left out, it
+    # would be missing from the index until the next build of every section.
+    site.unregister("pages")
+    build()
+    assert "sitemap-pages-1.xml" not in published(build_dir)
+
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    before = published(build_dir)
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
+    result = build(sections=["testapp-tag"])
+    assert result.every_section_because is None
+    assert result.first_published == ["pages"]
+    files = published(build_dir)
+    names = sorted(path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"]))
+    assert names == sorted(
+        [f"sitemap-testapp-article-{n}.xml" for n in (1, 2, 3, 4)]
+        + ["sitemap-testapp-tag-1.xml", "sitemap-pages-1.xml"]
+    )
+    assert [url.loc for url in parse_urlset(files["sitemap-pages-1.xml"])] == [
+        "https://www.example.com/",
+        "https://www.example.com/about/",
+    ]
+    # The section not named keeps its files, edit and all.
+    assert files["sitemap-testapp-article-1.xml"] == before["sitemap-testapp-article-1.xml"]
+    # Once published, it is left alone like any other section not named.
+    assert build(sections=["testapp-tag"]).first_published == []
+
+
+def test_named_sections_do_not_announce_empty_unpublished_sections(
+    site: Any, build_dir: Path
+) -> None:
+    build()
+
+    @sitemapkit.register(section="nothing")
+    class EmptySitemap(sitemapkit.Sitemap):
+        def items(self) -> list[str]:
+            return []
+
+    before = published(build_dir)
+    result = build(sections=["testapp-tag"])
+    assert result.first_published == []
+    assert result.written == []
+    assert published(build_dir) == before
 
 
 def test_dry_run_writes_nothing(site: Any, build_dir: Path) -> None:
@@ -501,6 +559,62 @@ def test_a_dropped_connection_outside_a_transaction_is_resumed(
     assert result.published and result.urls == 38
     names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
     assert len(names) == 6
+
+
+def drop_server_side(alias: str = "default") -> None:
+    """Have the database server drop a connection, as an idle timeout or a failover does.
+
+    The connection is killed from a second one and stays open on our side:
+    the build finds out on its next query, as it would in production.
+    """
+    victim = connections[alias]
+    victim.ensure_connection()
+    killer = connections.create_connection(alias)
+    try:
+        with killer.cursor() as cursor:
+            if victim.vendor == "postgresql":
+                pid = victim.connection.info.backend_pid
+                cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+                gone = "SELECT count(*) FROM pg_stat_activity WHERE pid = %s"
+            else:
+                pid = victim.connection.thread_id()
+                cursor.execute(f"KILL {int(pid)}")
+                gone = "SELECT count(*) FROM information_schema.PROCESSLIST WHERE ID = %s"
+            deadline = time.monotonic() + 10
+            while True:
+                cursor.execute(gone, [pid])
+                if cursor.fetchone()[0] == 0:
+                    break
+                assert time.monotonic() < deadline, "the server did not drop the connection"
+                time.sleep(0.05)
+    finally:
+        killer.close()
+
+
+@pytest.mark.skipif(
+    connections["default"].vendor not in ("postgresql", "mysql"),
+    reason="only a database server can drop a connection",
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_drops_mid_build_is_resumed(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    undisturbed = published(build_dir)
+    real = sitemapkit.ModelSitemap.page_items
+    calls: list[int] = []
+
+    def dropped_before_page_2(self: Any, number: int, context: Any, span: Any = None) -> Any:
+        calls.append(number)
+        if number == 2 and calls.count(2) == 1:
+            drop_server_side()
+        return real(self, number, context, span)
+
+    monkeypatch.setattr(sitemapkit.ModelSitemap, "page_items", dropped_before_page_2)
+    result = build(full=True)
+    assert calls.count(2) == 2  # read again on a fresh connection
+    assert result.published and result.urls == 38
+    assert published(build_dir) == undisturbed
 
 
 def drop_scan_connection_once(monkeypatch: pytest.MonkeyPatch) -> list[str]:

@@ -98,6 +98,23 @@ def test_named_sections_widened_to_every_section_say_so(site: Path, settings: An
     assert len(run("--section", "testapp-article").splitlines()) == 1
 
 
+def test_sections_registered_since_the_last_build_are_built_and_named(
+    site: Path,
+) -> None:
+    run()
+
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home"]
+
+    lines = run("--section", "testapp-article", "--dry-run").splitlines()
+    assert lines[0] == "Would also build sections without published files to keep: pages."
+    lines = run("--section", "testapp-article").splitlines()
+    assert lines[0] == "Also built sections without published files to keep: pages."
+    assert lines[1].startswith("2 sections: 4 files written, 6 unchanged,")
+    assert len(run("--section", "testapp-article").splitlines()) == 1
+
+
 def test_unknown_section(site: Path) -> None:
     with pytest.raises(CommandError, match="Unknown section 'nope'; registered: testapp-article"):
         run("--section", "nope")

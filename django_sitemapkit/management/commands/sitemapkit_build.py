@@ -90,6 +90,12 @@ class Command(BaseCommand):
                     f"{verb} every section, not only those named by --section: "
                     f"{result.every_section_because}."
                 )
+            if result.first_published:
+                verb = "Would also build" if result.dry_run else "Also built"
+                self.stdout.write(
+                    f"{verb} sections without published files to keep: "
+                    f"{', '.join(result.first_published)}."
+                )
             prefix = "Dry run: " if result.dry_run else ""
             where = builder.publisher.description
             self.stdout.write(f"{prefix}{result.summary()} ({where})")
