@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import gzip
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,7 +43,9 @@ def bucket(s3_endpoint: str, settings: Any, sitemaps: Any) -> Any:
         aws_secret_access_key="test",
         region_name="us-east-1",
     )
-    name = f"sitemaps-{datetime.datetime.now().timestamp():.0f}-{id(settings)}"
+    # A new bucket per test: the moto server outlives it, and a name made of
+    # the time in seconds and an object id came round again within a second.
+    name = f"sitemaps-{uuid.uuid4().hex}"
     client.create_bucket(Bucket=name)
     settings.STORAGES = {
         **settings.STORAGES,
