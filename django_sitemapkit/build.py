@@ -19,7 +19,7 @@ import functools
 import hashlib
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -27,7 +27,7 @@ from typing import TypeVar
 from django.db import InterfaceError, OperationalError, connections
 
 from django_sitemapkit.conf import get_settings
-from django_sitemapkit.deflate import compress_pieces, gzip_member
+from django_sitemapkit.deflate import Piece, compress_pieces, gzip_member
 from django_sitemapkit.locations import parse_base_url
 from django_sitemapkit.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.publishing import (
@@ -86,7 +86,7 @@ Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 
-def sha256(*chunks: bytes) -> str:
+def sha256(*chunks: Piece) -> str:
     digest = hashlib.sha256()
     for chunk in chunks:
         digest.update(chunk)
@@ -152,7 +152,7 @@ class BackgroundDigests:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-sha256")
         self._pending: tuple[FileRecord, Future[str]] | None = None
 
-    def fill_in(self, record: FileRecord, chunks: list[bytes]) -> None:
+    def fill_in(self, record: FileRecord, chunks: Sequence[Piece]) -> None:
         """Set ``record.sha256`` to the digest of ``chunks``, at the latest by ``wait()``."""
         self.wait()
         self._pending = (record, self._pool.submit(sha256, *chunks))
@@ -280,7 +280,7 @@ class Builder:
             if transaction is not None:
                 transaction.keep(name)
 
-        def write(name: str, data: list[bytes], reused: dict[int, int] | None = None) -> None:
+        def write(name: str, data: Sequence[Piece], reused: dict[int, int] | None = None) -> None:
             result.written.append(name)
             if transaction is not None:
                 transaction.write(name, data, Reuse(name, reused) if reused else None)
@@ -342,7 +342,7 @@ class Builder:
                 digest = page.digest or ("" if defer_digest else sha256(*page.chunks))
                 same_bytes = before is not None and before.sha256 == digest
                 unchanged = same_bytes and not self.full and (old_gzip or not self.gzip)
-                compressed: list[bytes] = []
+                compressed: Sequence[Piece] = []
                 if not unchanged and self.gzip:
                     compressed = page.compressed or compress_pieces(page.chunks)
                 record = FileRecord(
@@ -446,7 +446,7 @@ class Builder:
             records,
             {summary.number: summary for summary in summaries},
             context,
-            read=lambda name: self.publisher.read(previous, name),
+            read=lambda name: self.publisher.read_view(previous, name),
             render=lambda number, span: render_page_resiliently(sitemap, number, context, span),
             gzip=self.gzip,
         )
@@ -526,7 +526,7 @@ class Builder:
 
 
 def _layout(
-    page: RenderedPage, compressed: list[bytes], *, kept: FileRecord | None
+    page: RenderedPage, compressed: Sequence[Piece], *, kept: FileRecord | None
 ) -> PageLayout | None:
     """The pieces of the page's files; ``kept``: the record whose files are kept instead."""
     layout = PageLayout(

@@ -18,6 +18,10 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 
+# A piece of a file: bytes, or a view into a published file's bytes (a spliced
+# page reuses most of its old file without copying it piece by piece).
+Piece = bytes | memoryview
+
 # gzip level 6: zlib's default, the usual balance for files fetched often.
 GZIP_LEVEL = 6
 # ID1 ID2, CM=deflate, FLG=0, MTIME=0, XFL=0, OS=255 (unknown): fixed, so
@@ -26,20 +30,20 @@ GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 GZIP_TRAILER_SIZE = 8
 
 
-def compress_piece(piece: bytes, *, last: bool) -> bytes:
+def compress_piece(piece: Piece, *, last: bool) -> bytes:
     """Raw deflate of one piece: sync-flushed, or the stream's final block if ``last``."""
     compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
     data = compressor.compress(piece)
     return data + compressor.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
 
 
-def compress_pieces(pieces: Sequence[bytes]) -> list[bytes]:
+def compress_pieces(pieces: Sequence[Piece]) -> list[bytes]:
     """The compressed bytes of each piece; the last one ends the stream."""
     last = len(pieces) - 1
     return [compress_piece(piece, last=index == last) for index, piece in enumerate(pieces)]
 
 
-def gzip_member(pieces: Sequence[bytes], compressed: Sequence[bytes]) -> list[bytes]:
+def gzip_member(pieces: Sequence[Piece], compressed: Sequence[Piece]) -> list[Piece]:
     """The gzip file of ``pieces`` (in parts), given each piece's compressed bytes."""
     crc = 0
     size = 0
@@ -50,6 +54,6 @@ def gzip_member(pieces: Sequence[bytes], compressed: Sequence[bytes]) -> list[by
     return [GZIP_HEADER, *compressed, trailer]
 
 
-def gzip_pieces(pieces: Sequence[bytes]) -> bytes:
+def gzip_pieces(pieces: Sequence[Piece]) -> bytes:
     """Raw gzip of the concatenated ``pieces``, each compressed on its own."""
     return b"".join(gzip_member(pieces, compress_pieces(pieces)))

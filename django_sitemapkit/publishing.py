@@ -27,11 +27,12 @@ import datetime
 import errno
 import fcntl
 import json
+import mmap
 import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -42,6 +43,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage, Storage, storages
 
 from django_sitemapkit.conf import get_settings
+from django_sitemapkit.deflate import Piece
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
 MANIFEST_VERSION = 1
@@ -194,7 +196,7 @@ class Reuse:
 class Transaction:
     """Files of one build, not visible to readers until ``publish()``."""
 
-    def write(self, name: str, data: bytes | list[bytes], reuse: Reuse | None = None) -> None:
+    def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
         """Write a file, given whole or in pieces (some maybe copied: see Reuse)."""
         raise NotImplementedError
 
@@ -226,6 +228,14 @@ class Publisher:
 
     def read(self, manifest: Manifest, name: str) -> bytes | None:
         raise NotImplementedError
+
+    def read_view(self, manifest: Manifest, name: str) -> bytes | memoryview | None:
+        """``read()``, without copying the file where the storage allows.
+
+        A splicing build reads a page's old file only to hash it and to copy
+        most of it to the new file.
+        """
+        return self.read(manifest, name)
 
     def begin(self, manifest: Manifest, previous: Manifest | None) -> Transaction:
         raise NotImplementedError
@@ -328,6 +338,17 @@ class LocalPublisher(Publisher):
         except FileNotFoundError:
             return None
 
+    def read_view(self, manifest: Manifest, name: str) -> bytes | memoryview | None:
+        # A memory map: a published generation's files never change, and this
+        # build's lock keeps any other from pruning the generation meanwhile.
+        try:
+            with open(self.root / GENERATIONS_DIR / manifest.generation / name, "rb") as handle:
+                if os.fstat(handle.fileno()).st_size == 0:
+                    return b""  # an empty file cannot be mapped
+                return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+        except FileNotFoundError:
+            return None
+
     def begin(self, manifest: Manifest, previous: Manifest | None) -> Transaction:
         return _LocalTransaction(self, manifest.generation, previous)
 
@@ -350,7 +371,7 @@ class _LocalTransaction(Transaction):
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
 
-    def write(self, name: str, data: bytes | list[bytes], reuse: Reuse | None = None) -> None:
+    def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
         pieces = [data] if isinstance(data, bytes) else data
         handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by _sync_and_close
         try:
@@ -418,7 +439,7 @@ def _sync_and_close(handle: BinaryIO) -> None:
 
 
 def _copy_ranges(
-    source: Path, handle: BinaryIO, pieces: list[bytes], offsets: dict[int, int]
+    source: Path, handle: BinaryIO, pieces: Sequence[Piece], offsets: dict[int, int]
 ) -> bool:
     """Write ``pieces`` to ``handle``, copying those in ``offsets`` from ``source`` in the kernel.
 
@@ -549,7 +570,7 @@ class _FlatTransaction(Transaction):
         self.publisher = publisher
         self.previous = previous
 
-    def write(self, name: str, data: bytes | list[bytes], reuse: Reuse | None = None) -> None:
+    def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
         storage = self.publisher.storage
         content = data if isinstance(data, bytes) else b"".join(data)
         saved = storage.save(name, ContentFile(content))

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from django_sitemapkit.conf import get_settings
-from django_sitemapkit.deflate import gzip_pieces
+from django_sitemapkit.deflate import Piece, gzip_pieces
 from django_sitemapkit.locations import LocationBuilder
 from django_sitemapkit.pages import PageNotFound
 from django_sitemapkit.registry import SitemapRegistry, registry
@@ -54,14 +54,19 @@ class RenderedFile:
         return RenderedFile(data, self.last_modified, self.url_count, self.skipped)
 
 
-def split_pieces(content: bytes, sizes: Sequence[int]) -> list[bytes]:
-    """``content`` cut back into pieces of ``sizes`` (one piece when none are given)."""
+def split_pieces(content: bytes | memoryview, sizes: Sequence[int]) -> list[Piece]:
+    """``content`` cut back into pieces of ``sizes`` (one piece when none are given).
+
+    The pieces are views into ``content``, not copies: a spliced page's old
+    file is several megabytes, of which a build copies only the bytes it changes.
+    """
     if not sizes:
         return [content]
-    pieces = []
+    view = memoryview(content)
+    pieces: list[Piece] = []
     offset = 0
     for size in sizes:
-        pieces.append(content[offset : offset + size])
+        pieces.append(view[offset : offset + size])
         offset += size
     assert offset == len(content), "piece sizes do not add up to the file"
     return pieces

@@ -22,6 +22,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 
+from django_sitemapkit.deflate import Piece
 from django_sitemapkit.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.pages import KeysetPages, KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.urltemplates import UrlTemplate
@@ -198,7 +199,7 @@ def _valid_priority(value: object) -> bool:
 class RenderedPage:
     # The file in its writer's pieces (head, segments, tail): a build hashes,
     # compresses and writes them without ever holding a joined copy.
-    chunks: list[bytes]
+    chunks: Sequence[Piece]
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
@@ -211,7 +212,7 @@ class RenderedPage:
     # Each piece's compressed bytes when already known (a spliced page), and
     # which pieces are byte ranges of the page's published files: piece index
     # -> offset in the .xml, compressed piece index -> offset in the .xml.gz.
-    compressed: list[bytes] | None = None
+    compressed: Sequence[Piece] | None = None
     reused: dict[int, int] = field(default_factory=dict)
     reused_gz: dict[int, int] = field(default_factory=dict)
     # The sha256 of the content when already known: a spliced page whose

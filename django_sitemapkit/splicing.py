@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from django.db import models
 
-from django_sitemapkit.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE, compress_piece
+from django_sitemapkit.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE, Piece, compress_piece
 from django_sitemapkit.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.publishing import FileRecord
 from django_sitemapkit.rangestats import RangeStats
@@ -36,7 +36,7 @@ from django_sitemapkit.w3c import to_aware
 from django_sitemapkit.writer import MAX_BYTES_PER_FILE, SEGMENT_ENTRIES
 
 RenderSpan = Callable[[int, KeySpan], RenderedPage]
-ReadFile = Callable[[str], bytes | None]
+ReadFile = Callable[[str], bytes | memoryview | None]
 
 
 def sitemap_can_splice(sitemap: ModelSitemap) -> bool:
@@ -144,11 +144,11 @@ def _splice(
     if old_xml is None or len(old_xml) != sum(layout.sizes) or len(old_xml) != record.size:
         return None
     pieces = split_pieces(old_xml, layout.sizes)
-    compressed: list[bytes] | None = None
+    compressed: list[Piece] | None = None
     if gzip:
         old_gz = read(record.name + ".gz")
         expected = len(GZIP_HEADER) + sum(layout.gz_sizes) + GZIP_TRAILER_SIZE
-        if old_gz is None or len(old_gz) != expected or not old_gz.startswith(GZIP_HEADER):
+        if old_gz is None or len(old_gz) != expected or old_gz[: len(GZIP_HEADER)] != GZIP_HEADER:
             return None
         compressed = split_pieces(old_gz[len(GZIP_HEADER) : -GZIP_TRAILER_SIZE], layout.gz_sizes)
 
