@@ -276,3 +276,38 @@ def test_fast_path_reads_only_the_columns_it_needs(sitemaps: Any) -> None:
     assert [e.changefreq for e in entries] == ["weekly", None]
     select = queries[-1]["sql"]
     assert '"published"' not in select and "`published`" not in select
+
+
+def test_a_span_is_read_without_a_server_side_cursor(
+    sitemaps: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.db import connection
+
+    from django_sitemapkit.pages import KeySpan
+    from django_sitemapkit.rendering import make_context
+
+    @sitemapkit.register(Article)
+    class Fast(sitemapkit.ModelSitemap):
+        url_name = "article-detail"
+        url_kwargs = {"slug": "slug"}
+
+    articles = [Article.objects.create(slug=f"a{i}", updated_at=T0) for i in range(6)]
+    render_index(base_url=BASE)
+    chunked = []
+    chunked_cursor = connection.chunked_cursor
+    monkeypatch.setattr(connection, "chunked_cursor", lambda: chunked.append(1) or chunked_cursor())
+    sitemap = sitemaps._registry["testapp-article"]
+    context = make_context(BASE)
+
+    # An incremental build's span: about one segment of rows, one round trip
+    # (a server-side cursor costs four or five on PostgreSQL).
+    span = KeySpan(after=str(articles[1].pk), through=str(articles[4].pk))
+    part = sitemap.render_page(1, context, span)
+    assert [e.loc for e in parse_urlset(b"".join(part.chunks))] == [
+        f"{BASE}/articles/a{i}/" for i in (2, 3, 4)
+    ]
+    assert chunked == []
+    # A whole page, up to 50,000 rows, streams from a server-side cursor.
+    whole = sitemap.render_page(1, context)
+    assert len(parse_urlset(b"".join(whole.chunks))) == 6
+    assert chunked == [1]
