@@ -229,7 +229,7 @@ class Publisher:
     def read(self, manifest: Manifest, name: str) -> bytes | None:
         raise NotImplementedError
 
-    def read_view(self, manifest: Manifest, name: str) -> bytes | memoryview | None:
+    def read_view(self, manifest: Manifest, name: str) -> Piece | None:
         """``read()``, without copying the file where the storage allows.
 
         A splicing build reads a page's old file only to hash it and to copy
@@ -338,7 +338,7 @@ class LocalPublisher(Publisher):
         except FileNotFoundError:
             return None
 
-    def read_view(self, manifest: Manifest, name: str) -> bytes | memoryview | None:
+    def read_view(self, manifest: Manifest, name: str) -> Piece | None:
         # A memory map: a published generation's files never change, and this
         # build's lock keeps any other from pruning the generation meanwhile.
         try:

@@ -54,7 +54,7 @@ class RenderedFile:
         return RenderedFile(data, self.last_modified, self.url_count, self.skipped)
 
 
-def split_pieces(content: bytes | memoryview, sizes: Sequence[int]) -> list[Piece]:
+def split_pieces(content: Piece, sizes: Sequence[int]) -> list[Piece]:
     """``content`` cut back into pieces of ``sizes`` (one piece when none are given).
 
     The pieces are views into ``content``, not copies: a spliced page's old

@@ -36,7 +36,7 @@ from django_sitemapkit.w3c import to_aware
 from django_sitemapkit.writer import MAX_BYTES_PER_FILE, SEGMENT_ENTRIES
 
 RenderSpan = Callable[[int, KeySpan], RenderedPage]
-ReadFile = Callable[[str], bytes | memoryview | None]
+ReadFile = Callable[[str], Piece | None]
 
 
 def sitemap_can_splice(sitemap: ModelSitemap) -> bool:
