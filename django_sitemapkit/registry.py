@@ -102,6 +102,13 @@ class SitemapRegistry:
     def __len__(self) -> int:
         return len(self._registry)
 
+    def __bool__(self) -> bool:
+        # Without this an empty registry is falsy, and Django's
+        # autodiscover_modules(register_to=...) then skips the snapshot it
+        # restores when an app's sitemaps.py raises: the user would see an
+        # UnboundLocalError instead of their own exception.
+        return True
+
     def sections(self) -> list[str]:
         return list(self._registry)
 

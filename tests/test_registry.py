@@ -86,6 +86,23 @@ def test_autodiscover_imports_sitemaps_modules(sitemaps: Any, settings: Any) -> 
     assert sitemaps.sections() == ["discovered"]
 
 
+def test_an_error_in_the_first_apps_sitemaps_module_is_the_users_own(
+    sitemaps: Any, settings: Any
+) -> None:
+    # The first sitemaps.py to register finds the registry empty; its error
+    # used to end as an UnboundLocalError inside autodiscover_modules.
+    settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, "tests.discovered_broken"]
+    with pytest.raises(LookupError, match="a typo in the user's sitemaps.py"):
+        sitemapkit.autodiscover()
+    # Django restores the registry as it was before the failed import.
+    assert sitemaps.sections() == []
+
+
+def test_an_empty_registry_is_still_a_registry(sitemaps: Any) -> None:
+    assert len(sitemaps) == 0
+    assert sitemaps
+
+
 def test_simple_config_does_not_autodiscover() -> None:
     from django.apps import apps
 
