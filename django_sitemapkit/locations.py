@@ -25,7 +25,11 @@ Decisions worth knowing:
 * Existing percent-escapes are kept byte for byte (``%c3%a9`` is not
   upper-cased), which is what makes ``build()`` idempotent; the flip side is
   that ``%7e`` and ``~`` are different strings for the directory check.
-* An empty query (``/a?``) or fragment (``/a#``) is dropped.
+* Fragments (``#top``) are dropped: they never reach the server, so a
+  crawler treats ``/a#top`` as ``/a``. An empty query (``/a?``) is dropped too.
+* ``[`` and ``]`` are percent-encoded in paths and queries: RFC 3986 allows
+  them only around an IPv6 literal host, though Django's ``iri_to_uri()``
+  keeps them, and ``anyURI`` validators (libxml2's among them) refuse them.
 * Dot segments (``.``/``..``, also written ``%2E``) are resolved before the
   directory check, so ``/shop/../admin/`` cannot pass for a URL under
   ``/shop/``.
@@ -99,12 +103,13 @@ _FAST_PATH = re.compile(r"/(?!/)[A-Za-z0-9._~/-]*\Z").match
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):").match
 _AUTHORITY_END = re.compile(r"[/?#]").search
 
-# Characters kept as they are in path, query and fragment: the unreserved
-# ones (always kept by quote()), every reserved one except "#" (which can
-# only be the fragment delimiter), and "%", because by the time quote() runs
-# every "%" starts a valid escape.
-_SAFE = "/?[]@!$&'()*+,;=:%"
-_ALREADY_ENCODED = re.compile(r"[A-Za-z0-9._~/?\[\]@!$&'()*+,;=:%-]*\Z").match
+# Characters kept as they are in path and query: the unreserved ones
+# (always kept by quote()), the sub-delims, ":", "@", "/" and "?" (RFC 3986
+# pchar and query), and "%", because by the time quote() runs every "%"
+# starts a valid escape. "#", "[" and "]" are gen-delims that a path or query
+# may not hold raw.
+_SAFE = "/?@!$&'()*+,;=:%"
+_ALREADY_ENCODED = re.compile(r"[A-Za-z0-9._~/?@!$&'()*+,;=:%-]*\Z").match
 _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 # "%2E" is an encoded "." (RFC 3986 section 6.2.2.2); servers decode it, so
@@ -120,7 +125,7 @@ _IDNA_DEVIATIONS = frozenset("\u00df\u03c2\u200c\u200d")
 
 
 def _encode(component: str) -> str:
-    """Percent-encode what RFC 3986 does not allow in a path/query/fragment.
+    """Percent-encode what RFC 3986 does not allow in a path or query.
 
     Valid escapes and reserved characters are left alone so that encoding an
     already-encoded URI changes nothing (RFC 3987 section 3.1 conversion).
@@ -240,18 +245,17 @@ def _normalise_authority(authority: str, scheme: str) -> str:
     return f"{host}:{number}"
 
 
-def _split_rest(rest: str) -> tuple[str, str, str]:
-    """Split what follows the authority into path, query and fragment.
+def _split_rest(rest: str) -> tuple[str, str]:
+    """Split what follows the authority into path and query; the fragment goes.
 
     Done by hand rather than with urllib.parse.urlsplit(), which silently
     deletes tabs and newlines instead of letting them be percent-encoded.
     """
-    fragment = query = ""
-    if "#" in rest:
-        rest, _, fragment = rest.partition("#")
+    rest = rest.partition("#")[0]
+    query = ""
     if "?" in rest:
         rest, _, query = rest.partition("?")
-    return rest, query, fragment
+    return rest, query
 
 
 def parse_base_url(value: object) -> str:
@@ -321,12 +325,12 @@ class LocationBuilder:
         # The directory must be known before _normalise() can be used for it.
         self._directory = self.base_url + "/"
         if directory_url is not None:
+            if "?" in directory_url or "#" in directory_url:
+                raise ValueError("directory_url must not contain a query string or fragment")
             try:
                 directory = self._normalise(directory_url)
             except InvalidLocation as exc:
                 raise ValueError(f"invalid directory_url {directory_url!r}: {exc}") from None
-            if "?" in directory or "#" in directory:
-                raise ValueError("directory_url must not contain a query string or fragment")
             # A directory without its slash would let "/shopping/" pass as
             # being inside "/shop".
             self._directory = directory if directory.endswith("/") else directory + "/"
@@ -383,7 +387,7 @@ class LocationBuilder:
             raise InvalidLocation("empty location")
 
         if text.startswith("/") and not text.startswith("//"):
-            path, query, fragment = _split_rest(text)
+            path, query = _split_rest(text)
             path = self._prefix + path
         else:
             if text.startswith("//"):
@@ -412,7 +416,7 @@ class LocationBuilder:
                     raise InvalidLocation(f"points to another host ({netloc})")
             if scheme != self._scheme:
                 raise InvalidLocation(f"uses another scheme ({scheme}, expected {self._scheme})")
-            path, query, fragment = _split_rest(rest)
+            path, query = _split_rest(rest)
             if not path:
                 path = "/"
 
@@ -428,8 +432,6 @@ class LocationBuilder:
                 query = self._strip_query(query)
             if query:
                 url = f"{url}?{query}"
-        if fragment:
-            url = f"{url}#{_encode(fragment)}"
         return url
 
     def _strip_query(self, query: str) -> str:
