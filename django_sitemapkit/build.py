@@ -61,6 +61,9 @@ class BuildResult:
     removed: list[str] = field(default_factory=list)
     urls: int = 0
     skipped: int = 0
+    # Entries of the pages rendered by this build listed without their
+    # lastmod, which could not be written.
+    lastmods_dropped: int = 0
     bytes: int = 0
     seconds: float = 0.0
     dry_run: bool = False
@@ -77,9 +80,17 @@ class BuildResult:
         return (
             f"{self.sections} section{'s' if self.sections != 1 else ''}: "
             f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
-            f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped), "
-            f"{self.bytes:,} bytes in {self.seconds:.2f} s."
+            f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped"
+            f"{self._dropped()}), {self.bytes:,} bytes in {self.seconds:.2f} s."
         )
+
+    def count_skipped(self, count: int) -> None:
+        self.skipped += count
+
+    def _dropped(self) -> str:
+        if not self.lastmods_dropped:
+            return ""
+        return f", {self.lastmods_dropped:,} without their unwritable lastmod"
 
 
 Progress = Callable[[int, int], None]
@@ -120,9 +131,16 @@ def render_page_resiliently(
 
 
 def render_section(
-    sitemap: Sitemap, context: RenderContext, numbers: list[int]
+    sitemap: Sitemap,
+    context: RenderContext,
+    numbers: list[int],
+    skipped: Callable[[int], None] = lambda count: None,
 ) -> Iterator[tuple[int, RenderedPage]]:
-    """Pages ``numbers`` of a section, then any page split off while rendering them."""
+    """Pages ``numbers`` of a section, then any page split off while rendering them.
+
+    A page whose every URL is skipped has no file; ``skipped`` is told how
+    many rows it held.
+    """
     done: set[int] = set()
     pending = numbers
     while True:
@@ -131,8 +149,9 @@ def render_section(
             done.add(number)
             try:
                 page = render_page_resiliently(sitemap, number, context)
-            except PageNotFound:
-                continue  # every URL of the page was skipped
+            except PageNotFound as exc:
+                skipped(exc.skipped)
+                continue
             overflowed = overflowed or page.overflowed
             yield number, page
         if not overflowed:
@@ -331,7 +350,7 @@ class Builder:
                 if number in to_render
             }
             for number, page in self._render_pages(
-                sitemap, to_render, to_splice, summaries[sitemap.name], context, previous
+                sitemap, to_render, to_splice, summaries[sitemap.name], context, previous, result
             ):
                 name = page_filename(sitemap.name, number)
                 before = old.get(name)
@@ -374,6 +393,7 @@ class Builder:
                         write(name + ".gz", gzip_member(page.chunks, compressed), reused_gz)
                 result.urls += page.url_count
                 result.skipped += page.skipped
+                result.lastmods_dropped += page.lastmods_dropped
                 result.bytes += page.size
                 advance()
             digests.wait()
@@ -422,6 +442,7 @@ class Builder:
         summaries: list[PageSummary],
         context: RenderContext,
         previous: Manifest | None,
+        result: BuildResult,
     ) -> Iterator[tuple[int, RenderedPage]]:
         """Pages ``numbers``: spliced where possible (``to_splice``), else rendered whole."""
         spliced: set[int] = set()
@@ -431,7 +452,7 @@ class Builder:
                     spliced.add(number)
                     yield number, page
         rest = [number for number in numbers if number not in spliced]
-        yield from render_section(sitemap, context, rest)
+        yield from render_section(sitemap, context, rest, result.count_skipped)
 
     def _splice(
         self,

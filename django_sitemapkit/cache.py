@@ -68,10 +68,12 @@ def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
     return f"{KEY_PREFIX}:file{CACHED_FILE_FORMAT}:{kind}:{version}"
 
 
-# (content, last-modified timestamp, URL count, skipped, piece sizes). The
+# (content, last-modified as ISO 8601, URL count, skipped, piece sizes). The
 # format is part of every file key: a new shape never meets a cached old one.
-CachedFile = tuple[bytes, float | None, int, int, tuple[int, ...]]
-CACHED_FILE_FORMAT = 2
+# ISO text rather than a float timestamp: a float rounds the last
+# microseconds of year 9999 into year 10000, which datetime cannot hold.
+CachedFile = tuple[bytes, str | None, int, int, tuple[int, ...]]
+CACHED_FILE_FORMAT = 3
 
 
 def get_or_render(
@@ -83,12 +85,10 @@ def get_or_render(
     cached = cache.get(key)
     if cached is not None:
         content, stamp, url_count, skipped, piece_sizes = cached
-        last_modified = (
-            None if stamp is None else datetime.datetime.fromtimestamp(stamp, tz=datetime.UTC)
-        )
+        last_modified = None if stamp is None else datetime.datetime.fromisoformat(stamp)
         return RenderedFile(content, last_modified, url_count, skipped, piece_sizes)
     rendered = render()
-    stamp = None if rendered.last_modified is None else rendered.last_modified.timestamp()
+    stamp = None if rendered.last_modified is None else rendered.last_modified.isoformat()
     value: CachedFile = (
         rendered.content,
         stamp,

@@ -103,6 +103,7 @@ class FusedRows:
         column = self.lastmod_column
         lastmod_text = self.lastmod_text
         add = writer.add_xml
+        locs = writer.locs
         # The newest lastmod is tracked as the raw value of the rows written
         # here (all of one type) and, apart, as converted values of the rows
         # the general path wrote; the two meet once, at the end.
@@ -112,32 +113,37 @@ class FusedRows:
         overflow_key = None
         for row in rows:
             xml = None
+            raw = None
             value = row[1]
             if single and value.__class__ is str and _PLAIN_VALUE(value):
                 loc = base + first + value + second
                 if len(loc) <= MAX_URL_LENGTH:
-                    if column is None:
+                    if column is None or (raw := row[column]) is None:
                         xml = f"<url><loc>{loc}</loc>{tail}"
                     else:
-                        raw = row[column]
-                        if raw is None:
-                            xml = f"<url><loc>{loc}</loc>{tail}"
-                        else:
-                            text = lastmod_text(raw)
-                            if text is not None:
-                                xml = f"<url><loc>{loc}</loc><lastmod>{text}</lastmod>{tail}"
-                                if newest_raw is None or raw > newest_raw:
-                                    newest_raw, newest_row = raw, row
+                        text = lastmod_text(raw)
+                        if text is not None:
+                            xml = f"<url><loc>{loc}</loc><lastmod>{text}</lastmod>{tail}"
+            general = xml is None
             if xml is None:
                 # Anything unusual: the general path decides (and logs skips).
                 xml = factory(row)
                 if xml is None:
                     writer.skip()
                     continue
-                newest_general = later(newest_general, factory.last_lastmod, factory.tz)
+                loc = factory.last_loc
+            if loc in locs:
+                factory.skip_duplicate(row, loc)
+                writer.skip()
+                continue
             if not add(xml, row[0]):
                 overflow_key = row[0]
                 break
+            locs.add(loc)
+            if general:
+                newest_general = later(newest_general, factory.last_lastmod, factory.tz)
+            elif raw is not None and (newest_raw is None or raw > newest_raw):
+                newest_raw, newest_row = raw, row
         if newest_row is not None:
             newest_general = later(newest_general, factory.lastmod(newest_row), factory.tz)
         return newest_general, overflow_key

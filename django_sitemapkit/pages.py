@@ -51,7 +51,12 @@ def _page_model() -> type[SitemapPage]:
 
 
 class PageNotFound(LookupError):
-    """The section has no such page."""
+    """The section has no such page, or no URL to list on it."""
+
+    def __init__(self, number: int, *, skipped: int = 0) -> None:
+        super().__init__(number)
+        # Rows the page holds whose every URL was skipped.
+        self.skipped = skipped
 
 
 @dataclass(frozen=True)

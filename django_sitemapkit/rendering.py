@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import logging
 import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from django_sitemapkit.writer import IndexWriter
 
 INDEX_URL_NAME = "sitemapkit:index"
 SECTION_URL_NAME = "sitemapkit:section"
+
+logger = logging.getLogger("django_sitemapkit")
 
 
 class SectionNotFound(LookupError):
@@ -142,10 +145,22 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
     for entry in entries:
         lastmod = None
         if entry.lastmod is not None:
-            # Always a full datetime in the index: one format per file, and a
-            # date becomes midnight of its own day, never the day before.
-            lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
             newest = later(newest, entry.lastmod, tz)
+            try:
+                # Always a full datetime in the index: one format per file, and a
+                # date becomes midnight of its own day, never the day before.
+                lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
+            except (OverflowError, ValueError):
+                # Year 9999 read in a zone ahead of UTC is year 10000: the
+                # page is listed without it, so crawlers always fetch it.
+                logger.warning(
+                    "Sitemap index: listed page %d of section %r without lastmod: "
+                    "%s cannot be written in %s.",
+                    entry.number,
+                    entry.section,
+                    entry.lastmod,
+                    tz,
+                )
         writer.add(base_url + page_path(entry.section, entry.number, gz=gz), lastmod)
     if writer.count == 0:
         raise PageNotFound(0)

@@ -113,11 +113,18 @@ class EntryFactory:
         self.extra_xml = sitemap.extra_xml
         self.has_extra_xml = type(sitemap).extra_xml is not Sitemap.extra_xml
         self.skipped = 0
-        # The lastmod value of the last entry built, so callers can track a
-        # file's newest lastmod without asking the sitemap twice.
+        # Entries listed without the lastmod they had, because it could not be
+        # written (see lastmod_xml()).
+        self.lastmods_dropped = 0
+        # The location and lastmod value of the last entry built, so callers
+        # can check for duplicates and track a file's newest lastmod without
+        # asking the sitemap twice.
+        self.last_loc = ""
         self.last_lastmod: Lastmod | None = None
 
     def format_lastmod(self, value: Lastmod) -> str:
+        if not isinstance(value, datetime.date):
+            raise TypeError(f"{type(value).__name__} is not a date or datetime")
         if self.date_only is None:
             self.date_only = not isinstance(value, datetime.datetime)
         if not self.date_only and type(value) is datetime.datetime and value.tzinfo is self.tz:
@@ -138,9 +145,41 @@ class EntryFactory:
         except Exception as exc:  # a user's location() may raise anything
             self._skip(item, f"location() raised {type(exc).__name__}: {exc}")
             return None
-        value = self.lastmod(item)
+        self.last_loc = loc
+        lastmod_xml = self.lastmod_xml(item)
+        try:
+            return self._element(item, loc, lastmod_xml)
+        except Exception as exc:  # so may changefreq(), priority() and extra_xml()
+            self._skip(item, f"{type(exc).__name__}: {exc}")
+            return None
+
+    def lastmod_xml(self, item: Any) -> str:
+        """The ``<lastmod>`` of ``item``; empty (logged and counted) when it cannot be written.
+
+        One row's date out of the zone's range (``0001-01-01 00:00`` UTC read in
+        a zone behind UTC), or a ``lastmod()`` that fails, costs that entry its
+        lastmod, never the file.
+        """
+        self.last_lastmod = None
+        try:
+            value = self.lastmod(item)
+            if value is None:
+                return ""
+            text = self.format_lastmod(value)
+        except Exception as exc:
+            self.lastmods_dropped += 1
+            logger.warning(
+                "Sitemap section %r: listed %s without lastmod: %s: %s.",
+                self.sitemap.section,
+                self.access.describe(item),
+                type(exc).__name__,
+                exc,
+            )
+            return ""
         self.last_lastmod = value
-        lastmod_xml = "" if value is None else f"<lastmod>{self.format_lastmod(value)}</lastmod>"
+        return f"<lastmod>{text}</lastmod>"
+
+    def _element(self, item: Any, loc: str, lastmod_xml: str) -> str:
         changefreq_xml = self.changefreq_xml
         if callable(self.changefreq_attr):
             changefreq = self.changefreq_attr(item)
@@ -176,6 +215,10 @@ class EntryFactory:
         if needs_escape(loc):
             loc = escape(loc)
         return f"<url><loc>{loc}</loc>{lastmod_xml}{changefreq_xml}{priority_xml}{extra}</url>\n"
+
+    def skip_duplicate(self, item: Any, loc: str) -> None:
+        """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""
+        self._skip(item, f"{loc} is listed already in this file")
 
     def _skip(self, item: Any, reason: str) -> None:
         self.skipped += 1
@@ -218,6 +261,8 @@ class RenderedPage:
     # The sha256 of the content when already known: a spliced page whose
     # re-rendered segments came out as they were is its old file.
     digest: str | None = None
+    # Entries listed without their lastmod, which could not be written.
+    lastmods_dropped: int = 0
 
     @property
     def content(self) -> bytes:
@@ -318,10 +363,15 @@ class Sitemap:
             xml = factory(item)
             if xml is None:
                 continue
+            loc = factory.last_loc
+            if loc in writer.locs:
+                factory.skip_duplicate(item, loc)
+                continue
             if not writer.add_xml(xml):
                 cuts.append((start, index, newest))
                 writer, start, newest = self._new_writer(), index, None
                 writer.add_xml(xml)
+            writer.locs.add(loc)
             newest = later(newest, factory.last_lastmod, context.tz)
         if writer.count:
             cuts.append((start, len(items), newest))
@@ -350,7 +400,7 @@ class Sitemap:
             self.page_overflowed(number, overflow_key)
         if writer.count == 0:
             # An empty <urlset> is invalid against the schema: nothing to serve.
-            raise PageNotFound(number)
+            raise PageNotFound(number, skipped=factory.skipped)
         return RenderedPage(
             writer.chunks(),
             writer.count,
@@ -359,6 +409,7 @@ class Sitemap:
             overflow_key is not None,
             segment_cuts=writer.segment_cuts,
             segment_skips=writer.segment_skips,
+            lastmods_dropped=factory.lastmods_dropped,
         )
 
     def write_page(
@@ -375,13 +426,20 @@ class Sitemap:
         did not fit (None when all did).
         """
         newest: Lastmod | None = None
+        locs = writer.locs
         for key, item in self.page_items(number, context, span):
             xml = factory(item)
             if xml is None:
                 writer.skip()
                 continue
+            loc = factory.last_loc
+            if loc in locs:
+                factory.skip_duplicate(item, loc)
+                writer.skip()
+                continue
             if not writer.add_xml(xml, key):
                 return newest, key
+            locs.add(loc)
             newest = later(newest, factory.last_lastmod, context.tz)
         return newest, None
 

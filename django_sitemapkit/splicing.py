@@ -15,13 +15,15 @@ holds the same rows either way -- so this is only a shortcut, and the page is
 rendered whole whenever that could be untrue: a segment's row count changed (a
 deletion or insertion shifts every later segment), the page was split below
 its old segments, a re-rendered segment came out with another number of
-entries or skips, the old files are missing or not what the manifest
+entries or skips or with other URLs (a file lists each URL once, which only
+the whole page can tell), the old files are missing or not what the manifest
 describes, the keys are of a type whose order only the database knows (text,
 UUIDs), or half the page changed anyway.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 
 from django.db import models
@@ -36,6 +38,8 @@ from django_sitemapkit.w3c import to_aware
 from django_sitemapkit.writer import MAX_BYTES_PER_FILE, SEGMENT_ENTRIES
 
 RenderSpan = Callable[[int, KeySpan], RenderedPage]
+# Each entry's location as the writer wrote it (escaped, so never holding "<").
+_LOC = re.compile(rb"<loc>([^<]*)</loc>")
 ReadFile = Callable[[str], Piece | None]
 
 
@@ -163,6 +167,7 @@ def _splice(
     bounds: list[str | None] = [None, *layout.cuts, None]
     newest = record.fingerprint_lastmod()
     identical = True
+    dropped = 0
     for position in dirty:
         try:
             part = render(number, KeySpan(after=bounds[position], through=bounds[position + 1]))
@@ -179,7 +184,13 @@ def _splice(
         ):
             return None
         segment = part.chunks[1]
+        if _locations(segment) != _locations(pieces[position + 1]):
+            # An edited URL may now repeat one listed in another segment, or
+            # free one that was skipped there as a repeat of it: only the
+            # whole page's render knows.
+            return None
         identical = identical and segment == pieces[position + 1]
+        dropped += part.lastmods_dropped
         pieces[position + 1] = segment
         del reused[position + 1]
         if compressed is not None:
@@ -200,7 +211,13 @@ def _splice(
         reused=reused,
         reused_gz=reused_gz,
         digest=record.sha256 if identical else None,
+        lastmods_dropped=dropped,
     )
+
+
+def _locations(segment: Piece) -> list[bytes]:
+    """The ``<loc>`` values of a rendered segment, in order."""
+    return _LOC.findall(segment)
 
 
 def _offsets(sizes: Sequence[int], start: int) -> list[int]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
+import time
 from collections.abc import Callable
 
 from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
-from django.utils.cache import get_conditional_response
+from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
@@ -22,6 +24,13 @@ XML_CONTENT_TYPE = "application/xml; charset=utf-8"
 # Raw gzip, not a Content-Encoding: the file *is* a .gz, as sitemaps.org
 # describes, and clients must receive the compressed bytes unchanged.
 GZIP_CONTENT_TYPE = "application/gzip"
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_SECOND = datetime.timedelta(seconds=1)
+# The earliest Last-Modified sent: HTTP-date parsers read a year below 100
+# as a two-digit year (Django's parse_http_date and email.utils both take
+# "0001" for 2001), so an earlier header would name another, maybe future, time.
+_EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // _SECOND
 
 
 def site_base_url(request: HttpRequest) -> str:
@@ -80,18 +89,56 @@ def _render_cached(
         raise Http404("No such sitemap file.") from None
 
 
+def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | None:
+    """The ``Last-Modified`` of a file whose newest lastmod is ``value``, in epoch seconds.
+
+    RFC 9110 8.8.2.1: an origin server must not send a Last-Modified later
+    than the time it sends the response, and must send that time instead of
+    a future one.  None (no header; the ETag still validates) when ``value``
+    is naive or before year 100 UTC, which no HTTP-date states unambiguously.
+    """
+    if value is None or value.utcoffset() is None:
+        return None
+    # Subtracting aware datetimes is exact and cannot overflow, whatever the
+    # offset; a datetime *built* from the instant could (9999-12-31 at -06:00
+    # is in year 10000 UTC), which is why no timestamp round trip is made.
+    stamp = (value - _EPOCH) // _SECOND
+    if stamp < _EARLIEST_STAMP:
+        return None
+    return min(stamp, int(now))
+
+
+def _keep_gzip_file_as_is(request: HttpRequest, response: HttpResponse) -> None:
+    """Make sure the bytes of a ``.gz`` file reach the client without a transport coding.
+
+    GZipMiddleware, and compression middleware built like it, compress any
+    response without a Content-Encoding for a request that accepts gzip: a
+    .gz file would then be gzipped twice, and a client that does not undo
+    Content-Encoding (urllib and the crawlers built on it) would receive
+    gzip inside gzip.  ``Content-Encoding: identity`` is not valid in a
+    response (RFC 9110 reserves it for Accept-Encoding), so the request is
+    made to accept nothing but the identity coding: middleware reads the
+    request's headers after the view has returned, wherever it is placed.
+    """
+    request.META["HTTP_ACCEPT_ENCODING"] = "identity"
+    # The same for proxies and CDNs that compress on the fly (RFC 9111 5.2.2.6).
+    patch_cache_control(response, no_transform=True)
+
+
 def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpResponseBase:
     response = HttpResponse(
         served.content, content_type=GZIP_CONTENT_TYPE if gz else XML_CONTENT_TYPE
     )
     response["ETag"] = served.etag
-    last_modified = None
-    if served.last_modified is not None:
-        last_modified = int(served.last_modified.timestamp())
+    last_modified = last_modified_stamp(served.last_modified, time.time())
+    if last_modified is not None:
         response["Last-Modified"] = http_date(last_modified)
     robots = get_settings().X_ROBOTS_TAG
     if robots:
         response["X-Robots-Tag"] = robots
+    if gz:
+        # Before the conditional check: a 304 carries Cache-Control too.
+        _keep_gzip_file_as_is(request, response)
     return (
         get_conditional_response(
             request, etag=served.etag, last_modified=last_modified, response=response

@@ -54,6 +54,9 @@ _W3C_LENGTH = 25
 W3C_DATETIME_LENGTH = _W3C_LENGTH
 # The largest offset XML Schema (hence the sitemap XSD) accepts.
 _MAX_OFFSET = datetime.timedelta(hours=14)
+# The ends of what a datetime can hold in UTC.
+_EARLIEST = datetime.datetime.min.replace(tzinfo=_UTC)
+_LATEST = datetime.datetime.max.replace(tzinfo=_UTC)
 
 
 def _localize(value: datetime.datetime, tz: datetime.tzinfo) -> datetime.datetime:
@@ -154,6 +157,9 @@ def format_lastmod(
 ) -> str:
     """Format a ``lastmod`` value as a date or a datetime.
 
+    Raises OverflowError or ValueError when the value cannot be expressed in
+    ``tz`` (its local reading would fall before year 1 or after year 9999).
+
     ``date_only=True``: a datetime is converted to ``tz`` and its local date
     written (a change at 23:30 in Tokyo is dated in Tokyo, not on the UTC
     day); a date is written as is.  ``date_only=False``: a date becomes
@@ -181,17 +187,26 @@ def to_aware(value: datetime.date | datetime.datetime, tz: datetime.tzinfo) -> d
     """An aware datetime for comparisons (e.g. the max of several lastmods).
 
     A date becomes midnight of that day in ``tz``; a naive datetime is taken
-    to be in ``tz``; an aware datetime is returned unchanged.
+    to be in ``tz``; an aware datetime is returned unchanged. A value whose
+    instant lies outside what ``datetime`` holds in UTC (``0001-01-01 00:00``
+    in a zone ahead of UTC, ``9999-12-31 23:59`` in one behind) becomes the
+    nearest end of that range instead, so that it can still be compared,
+    stored as a timestamp and sent as an HTTP date.
 
     Note that Python compares two datetimes sharing the *same* tzinfo object
     by wall-clock time, ignoring ``fold``; only values inside a repeated DST
     hour can compare differently from their instants.
     """
-    if isinstance(value, datetime.datetime):
-        if value.utcoffset() is None:
-            return _localize(value, tz)
-        return value
-    return _midnight(value, tz)
+    try:
+        if isinstance(value, datetime.datetime):
+            aware = value if value.utcoffset() is not None else _localize(value, tz)
+        else:
+            aware = _midnight(value, tz)
+        if aware.year in (1, 9999):
+            aware.astimezone(_UTC)  # raises where the instant is out of range
+    except (OverflowError, ValueError):
+        return _EARLIEST if value.year == 1 else _LATEST
+    return aware
 
 
 def later(

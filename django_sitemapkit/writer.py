@@ -171,6 +171,8 @@ class UrlsetWriter(_FileWriter):
         )
         self.root_open = f'<urlset xmlns="{SITEMAP_NS}"{declarations}>\n'
         self.root_close = "</urlset>\n"
+        # The locations written so far: callers skip a URL the file lists already.
+        self.locs: set[str] = set()
         super().__init__(
             max_entries=min(max_entries, MAX_ENTRIES_PER_FILE),
             max_bytes=max_bytes,

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.core.cache import caches
 
@@ -56,3 +58,16 @@ def test_no_cache_renders_every_time(settings: Any) -> None:
     get_or_render(None, None, render)
     get_or_render(None, None, render)
     assert len(calls) == 2
+
+
+def test_a_cached_file_keeps_its_last_modified_to_the_microsecond() -> None:
+    # The last microsecond of year 9999: a float timestamp rounds it into
+    # year 10000, which datetime cannot read back.
+    cache = caches["default"]
+    latest = datetime.datetime.max.replace(tzinfo=datetime.UTC)
+    chicago = datetime.datetime(1, 1, 1, 5, 50, 36, tzinfo=ZoneInfo("America/Chicago"))
+    for stamp in (latest, chicago):
+        get_or_render(cache, f"k{stamp.year}", lambda s=stamp: RenderedFile(b"<x/>", s))
+        cached = get_or_render(cache, f"k{stamp.year}", lambda: RenderedFile(b"", None))
+        assert cached.content == b"<x/>"
+        assert cached.last_modified == stamp

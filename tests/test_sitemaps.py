@@ -311,3 +311,176 @@ def test_a_span_is_read_without_a_server_side_cursor(
     whole = sitemap.render_page(1, context)
     assert len(parse_urlset(b"".join(whole.chunks))) == 6
     assert chunked == [1]
+
+
+# Spellings of one URL that location() may return: each one is listed once.
+EQUIVALENT_SPELLINGS = [
+    "/x",
+    "HTTPS://WWW.EXAMPLE.COM/x",
+    "//www.example.com/x",
+    "https://www.example.com:443/x",
+    "/x\t",
+    " https://www.example.com/x ",
+    "/x#top",
+]
+
+
+def test_equivalent_spellings_of_a_url_are_listed_once(
+    sitemaps: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    sitemapkit.register(Event)
+    for url in [*EQUIVALENT_SPELLINGS, "/y"]:
+        Event.objects.create(url=url)
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        rendered = render_page("testapp-event", 1, base_url=BASE)
+    assert [u.loc for u in parse_urlset(rendered.content)] == [f"{BASE}/x", f"{BASE}/y"]
+    assert rendered.skipped == len(EQUIVALENT_SPELLINGS) - 1
+    assert caplog.text.count(f"{BASE}/x is listed already in this file") == 6
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-path", "get_absolute_url"])
+def test_rows_sharing_a_url_are_listed_once(sitemaps: Any, fast: bool) -> None:
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        pass
+
+    if fast:
+        ArticleSitemap.url_name = "article-detail"
+        ArticleSitemap.url_kwargs = {"slug": "slug"}
+    sitemapkit.register(Article, ArticleSitemap)
+    slugs = ["a", "b", "a", "c", "b", "a", "d"]
+    Article.objects.bulk_create(
+        Article(slug=slug, updated_at=T0 + datetime.timedelta(days=i))
+        for i, slug in enumerate(slugs)
+    )
+    rendered = render_page("testapp-article", 1, base_url=BASE)
+    entries = parse_urlset(rendered.content)
+    # The first row of each URL is listed, with its own lastmod.
+    assert [(e.loc, e.lastmod) for e in entries] == [
+        (f"{BASE}/articles/a/", "2026-03-04T05:06:07+00:00"),
+        (f"{BASE}/articles/b/", "2026-03-05T05:06:07+00:00"),
+        (f"{BASE}/articles/c/", "2026-03-07T05:06:07+00:00"),
+        (f"{BASE}/articles/d/", "2026-03-10T05:06:07+00:00"),
+    ]
+    assert rendered.url_count + rendered.skipped == len(slugs)
+
+
+def test_a_list_lists_a_url_once_per_file(sitemaps: Any) -> None:
+    @sitemapkit.register(section="misc")
+    class MiscSitemap(sitemapkit.Sitemap):
+        limit = 2
+
+        def items(self) -> list[str]:
+            return ["/a/", "/b/", "/a/", "/c/", "/c/", "/a/"]
+
+        def location(self, item: str) -> str:
+            return item
+
+    assert [e.loc for e in urls("misc", 1)] == [f"{BASE}/a/", f"{BASE}/b/"]
+    # Each file holds each URL once; another file may list it again.
+    assert [e.loc for e in urls("misc", 2)] == [f"{BASE}/c/", f"{BASE}/a/"]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-path", "get_absolute_url"])
+@pytest.mark.parametrize(
+    ("zone", "extreme", "kept"),
+    [
+        # America/Chicago is 5:50:36 behind UTC in year 1: before 0001-01-01 there.
+        (
+            "America/Chicago",
+            [
+                datetime.datetime(1, 1, 1, tzinfo=datetime.UTC),
+                datetime.datetime(1, 1, 1, 5, 50, 35, tzinfo=datetime.UTC),
+            ],
+            "2026-03-03T23:06:07-06:00",
+        ),
+        # Asia/Tokyo is ahead: after 9999-12-31 there.
+        (
+            "Asia/Tokyo",
+            [datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=datetime.UTC)],
+            "2026-03-04T14:06:07+09:00",
+        ),
+    ],
+)
+def test_a_lastmod_the_time_zone_cannot_hold_costs_only_that_entrys_lastmod(
+    sitemaps: Any,
+    settings: Any,
+    caplog: pytest.LogCaptureFixture,
+    fast: bool,
+    zone: str,
+    extreme: list[datetime.datetime],
+    kept: str,
+) -> None:
+    settings.TIME_ZONE = zone
+
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        pass
+
+    if fast:
+        ArticleSitemap.url_name = "article-detail"
+        ArticleSitemap.url_kwargs = {"slug": "slug"}
+    sitemapkit.register(Article, ArticleSitemap)
+    Article.objects.create(slug="ok", updated_at=T0)
+    for i, value in enumerate(extreme):
+        Article.objects.create(slug=f"extreme{i}", updated_at=value)
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        page = render_page("testapp-article", 1, base_url=BASE)
+        index = parse_index(render_index(base_url=BASE).content)
+    lastmods = {e.loc: e.lastmod for e in parse_urlset(page.content)}
+    assert lastmods == {
+        f"{BASE}/articles/ok/": kept,
+        **{f"{BASE}/articles/extreme{i}/": None for i in range(len(extreme))},
+    }
+    assert caplog.text.count("without lastmod") >= len(extreme)
+    assert len(index) == 1
+
+
+def test_a_lastmod_method_that_fails_costs_only_that_entrys_lastmod(
+    sitemaps: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    @sitemapkit.register(section="misc")
+    class MiscSitemap(sitemapkit.Sitemap):
+        def items(self) -> list[str]:
+            return ["/a/", "/b/", "/c/"]
+
+        def location(self, item: str) -> str:
+            return item
+
+        def lastmod(self, item: str) -> Any:
+            if item == "/a/":
+                raise ValueError("no date")
+            if item == "/b/":
+                return "2026-01-01"  # a string, not a date
+            return datetime.date(2026, 1, 2)
+
+        def changefreq(self, item: str) -> str:
+            return "daily"
+
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        entries = urls("misc")
+    assert [(e.loc, e.lastmod, e.changefreq) for e in entries] == [
+        (f"{BASE}/a/", None, "daily"),
+        (f"{BASE}/b/", None, "daily"),
+        # The refused string did not decide the file's date format.
+        (f"{BASE}/c/", "2026-01-02", "daily"),
+    ]
+    assert "listed '/a/' without lastmod: ValueError: no date" in caplog.text
+    assert "listed '/b/' without lastmod: TypeError: str is not a date" in caplog.text
+
+
+def test_an_item_whose_changefreq_fails_is_skipped_alone(sitemaps: Any) -> None:
+    @sitemapkit.register(section="misc")
+    class MiscSitemap(sitemapkit.Sitemap):
+        def items(self) -> list[str]:
+            return ["/a/", "/b/"]
+
+        def location(self, item: str) -> str:
+            return item
+
+        def changefreq(self, item: str) -> str:
+            if item == "/a/":
+                raise KeyError("missing")
+            return "daily"
+
+    rendered = render_page("misc", 1, base_url=BASE)
+    assert [e.loc for e in parse_urlset(rendered.content)] == [f"{BASE}/b/"]
+    assert rendered.skipped == 1

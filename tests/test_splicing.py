@@ -392,3 +392,37 @@ def test_rows_that_came_and_went_in_unedited_segments_make_the_page_render_whole
     listed = {url.loc for url in parse_urlset(page_files(build_dir)[f"sitemap-{SECTION}-1.xml"])}
     assert "https://www.example.com/articles/a1500/" in listed
     assert "https://www.example.com/articles/a100/" not in listed
+
+
+def retitle(pk: int, slug: str, at: datetime.datetime) -> None:
+    article = Article.objects.get(pk=pk)
+    article.slug = slug
+    article.updated_at = at
+    article.save()
+
+
+def test_an_edit_that_repeats_or_frees_a_url_renders_the_page_whole(
+    articles: Any, build_dir: Path, settings: Any, tmp_path: Path, renders: list[Any]
+) -> None:
+    # Rows 10 and 1,500: page 1, segments 1 and 2.
+    first, second = nth(10, 1500)
+    repeated = "https://www.example.com/articles/a10/"
+    Builder().run()
+
+    # The second row takes the first one's URL: the page lists it once.
+    renders.clear()
+    retitle(second, "a10", T0 + datetime.timedelta(days=30))
+    Builder().run()
+    assert (1, None) in renders
+    locs = [u.loc for u in parse_urlset(page_files(build_dir)[f"sitemap-{SECTION}-1.xml"])]
+    assert locs.count(repeated) == 1
+    assert "https://www.example.com/articles/a1500/" not in locs
+    assert_same_as_full_build(build_dir, settings, tmp_path, "repeated")
+
+    # The first row moves to another URL: the second one, skipped so far, is listed.
+    retitle(first, "moved", T0 + datetime.timedelta(days=31))
+    Builder().run()
+    locs = [u.loc for u in parse_urlset(page_files(build_dir)[f"sitemap-{SECTION}-1.xml"])]
+    assert locs.count(repeated) == 1
+    assert "https://www.example.com/articles/moved/" in locs
+    assert_same_as_full_build(build_dir, settings, tmp_path, "freed")

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import datetime
 import gzip
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,8 +12,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.build import Builder
 from tests.testapp.models import Article, Tag
-from tests.utils import all_urls, crawl, parse_index, parse_urlset
+from tests.utils import all_urls, crawl, get_ok, parse_index, parse_urlset
 
 pytestmark = pytest.mark.django_db
 
@@ -66,24 +68,113 @@ def test_gzip_files_decompress_to_the_plain_bytes(site: Any, client: Client) -> 
         assert packed["ETag"] != plain["ETag"]
 
 
-def test_gzip_files_stay_correct_under_gzip_middleware(
-    site: Any, client: Client, settings: Any
+GZIP_MIDDLEWARE = "django.middleware.gzip.GZipMiddleware"
+# GZipMiddleware alone, outermost, innermost, and where Django's cache
+# middleware needs it (after UpdateCacheMiddleware, before FetchFromCacheMiddleware).
+MIDDLEWARE_ORDERS = {
+    "alone": [GZIP_MIDDLEWARE],
+    "outermost": [
+        GZIP_MIDDLEWARE,
+        "django.middleware.common.CommonMiddleware",
+        "django.middleware.http.ConditionalGetMiddleware",
+    ],
+    "innermost": [
+        "django.middleware.common.CommonMiddleware",
+        "django.middleware.http.ConditionalGetMiddleware",
+        GZIP_MIDDLEWARE,
+    ],
+    "cache-middleware": [
+        "django.middleware.cache.UpdateCacheMiddleware",
+        GZIP_MIDDLEWARE,
+        "django.middleware.cache.FetchFromCacheMiddleware",
+    ],
+}
+
+
+@pytest.fixture
+def large_site(sitemaps: Any) -> list[str]:
+    """Files big enough that GZipMiddleware would compress their gzip again.
+
+    Compressing a small .gz again makes it longer, and the middleware then
+    leaves it alone; a .gz of a few hundred entries shrinks a second time.
+    Returns the paths of a big index, two big pages and a small one.
+    """
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 300
+
+    # One tag per page: an index of 250 entries.
+    @sitemapkit.register(Tag)
+    class TagSitemap(sitemapkit.ModelSitemap):
+        limit = 1
+
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(600)
+    )
+    Tag.objects.bulk_create(Tag(slug=f"t{i}") for i in range(248))
+    return [
+        "/sitemap.xml",
+        "/sitemap-testapp-article-1.xml",
+        "/sitemap-testapp-article-2.xml",
+        "/sitemap-testapp-tag-248.xml",
+    ]
+
+
+@pytest.fixture(params=["rendered", "built"])
+def served_from(request: Any, large_site: list[str], settings: Any, tmp_path: Path) -> list[str]:
+    """The large site's files rendered per request, or read from a published build."""
+    built = request.param == "built"
+    settings.SITEMAPKIT = {
+        **settings.SITEMAPKIT,
+        "BUILD_DIR": str(tmp_path / "sitemaps"),
+        "SERVE_BUILT_FILES": built,
+    }
+    if built:
+        Builder().run(None)
+    return large_site
+
+
+def assert_raw_gzip_file(response: Any, plain: bytes, status: int = 200) -> None:
+    """The response is the .gz file itself: no transport coding, gunzipped once to ``plain``."""
+    assert response.status_code == status
+    assert not response.has_header("Content-Encoding")
+    assert "no-transform" in response["Cache-Control"]
+    if status == 200:
+        assert gzip.decompress(response.content) == plain
+
+
+@pytest.mark.parametrize("middleware", MIDDLEWARE_ORDERS.values(), ids=MIDDLEWARE_ORDERS)
+def test_gzip_files_are_never_compressed_again(
+    served_from: list[str], client: Client, settings: Any, middleware: list[str]
 ) -> None:
-    expected = {path: client.get(path).content for path in all_paths(client)}
-    settings.MIDDLEWARE = ["django.middleware.gzip.GZipMiddleware"]
+    expected = {path: get_ok(client, path) for path in served_from}
+    settings.MIDDLEWARE = middleware
+    # A client loads the middleware on its first request: this one has made none.
+    client = Client()
+    caches["default"].clear()
+    gzip_ok = {"accept-encoding": "gzip, deflate, br"}
     for path, plain in expected.items():
-        response = client.get(path + ".gz", headers={"accept-encoding": "gzip"})
-        body = response.content
-        # The middleware may add its own transfer coding on top; an HTTP
-        # client removes it, and what remains is the .gz file itself.
-        if response.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        assert gzip.decompress(body) == plain
-        response = client.get(path, headers={"accept-encoding": "gzip"})
-        body = response.content
-        if response.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
+        first = client.get(path + ".gz", headers=gzip_ok)
+        assert_raw_gzip_file(first, plain)
+        assert_raw_gzip_file(client.get(path + ".gz", headers=gzip_ok), plain)
+        validators = {
+            "if-none-match": first["ETag"],
+            "if-modified-since": first.get("Last-Modified"),
+        }
+        for name, value in validators.items():
+            if value is None:
+                continue
+            response = client.get(path + ".gz", headers={**gzip_ok, name: value})
+            assert_raw_gzip_file(response, plain, status=304)
+        # The plain file may be compressed in transit (the proof that the
+        # middleware is active), except when it is too small to gain from it.
+        xml = client.get(path, headers=gzip_ok)
+        if len(plain) > 1000:
+            assert xml["Content-Encoding"] == "gzip", path
+        body = gzip.decompress(xml.content) if xml.has_header("Content-Encoding") else xml.content
         assert body == plain
+        assert "no-transform" not in xml.get("Cache-Control", "")
 
 
 def test_headers_and_conditional_get(site: Any, client: Client) -> None:

@@ -449,3 +449,74 @@ def test_dates_are_never_shifted(value: datetime.date, tz: datetime.tzinfo) -> N
         assert_datetime_shape(written)
         assert written.startswith(value.isoformat())
         assert to_aware(value, tz).date() == value
+
+
+# --------------------------------------------------------------------------- range ends
+
+CHICAGO = ZoneInfo("America/Chicago")
+TOKYO = ZoneInfo("Asia/Tokyo")
+EARLIEST = datetime.datetime.min.replace(tzinfo=datetime.UTC)
+LATEST = datetime.datetime.max.replace(tzinfo=datetime.UTC)
+
+
+@pytest.mark.parametrize(
+    ("value", "tz"),
+    [
+        # Before year 1 once read in a zone behind UTC.
+        (datetime.datetime(1, 1, 1, tzinfo=datetime.UTC), CHICAGO),
+        (datetime.datetime(1, 1, 1, 5, 50, 35, tzinfo=datetime.UTC), CHICAGO),
+        # Naive year 1 in a zone ahead of UTC, and its date.
+        (datetime.datetime(1, 1, 1), TOKYO),
+        (datetime.date(1, 1, 1), TOKYO),
+        # After year 9999 in a zone ahead of UTC, and naive in one behind.
+        (datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=datetime.UTC), TOKYO),
+        (datetime.datetime(9999, 12, 31, 23, 59, 59, 999999), CHICAGO),
+    ],
+)
+def test_a_value_the_zone_cannot_hold_raises_rather_than_writes(
+    value: datetime.date, tz: datetime.tzinfo
+) -> None:
+    # Callers drop such a lastmod (and log it); it must never be written wrong.
+    with pytest.raises((OverflowError, ValueError)):
+        format_lastmod(value, tz, date_only=False)
+
+
+@pytest.mark.parametrize(
+    ("value", "tz", "expected"),
+    [
+        (datetime.datetime(1, 1, 1), TOKYO, EARLIEST),
+        (datetime.date(1, 1, 1), TOKYO, EARLIEST),
+        (datetime.datetime(9999, 12, 31, 23, 59, 59, 999999), CHICAGO, LATEST),
+        (datetime.date(9999, 12, 31), TOKYO, datetime.datetime(9999, 12, 31, tzinfo=TOKYO)),
+        (datetime.datetime(1, 1, 1, tzinfo=datetime.UTC), CHICAGO, EARLIEST),
+    ],
+)
+def test_to_aware_keeps_the_ends_of_the_range(
+    value: datetime.date, tz: datetime.tzinfo, expected: datetime.datetime
+) -> None:
+    aware = to_aware(value, tz)
+    assert aware == expected
+    # Comparable, and convertible to UTC (as HTTP dates and caches need).
+    assert EARLIEST <= aware <= LATEST
+    aware.astimezone(datetime.UTC)
+
+
+@given(
+    value=st.datetimes(
+        min_value=datetime.datetime(1, 1, 1),
+        max_value=datetime.datetime(9999, 12, 31, 23, 59, 59, 999999),
+        timezones=st.one_of(st.none(), st.just(datetime.UTC), st.timezones()),
+    ),
+    tz=st.sampled_from([datetime.UTC, CHICAGO, TOKYO, ZoneInfo("Pacific/Kiritimati")]),
+)
+def test_every_datetime_is_written_validly_or_refused(
+    value: datetime.datetime, tz: datetime.tzinfo
+) -> None:
+    try:
+        text = format_lastmod(value, tz, date_only=False)
+    except (OverflowError, ValueError):
+        pass
+    else:
+        assert_datetime_shape(text)
+    aware = to_aware(value, tz)
+    assert EARLIEST <= aware <= LATEST
