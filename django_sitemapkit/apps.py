@@ -18,6 +18,7 @@ class SimpleSitemapkitConfig(AppConfig):
 
         checks.register(sitemap_checks.check_settings, "sitemapkit")
         checks.register(sitemap_checks.check_sitemaps, "sitemapkit")
+        checks.register(sitemap_checks.check_index_directory, "sitemapkit", checks.Tags.urls)
         post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
         post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")
 

@@ -5,7 +5,10 @@ E004 bad priority, E005 bad changefreq, E006 bad limit, E007 duplicate
 section, E008 bad section name, E009 lastmod_field names no date field,
 W001 model without a lastmod field, E010 SITEMAPKIT is not a dict, E011 index
 links .gz files that builds do not write, E012 unknown STORAGE alias, E013
-unknown CACHE_ALIAS.
+unknown CACHE_ALIAS, E014 a section lists URLs outside the index's directory.
+
+E014 reads no database: a section whose URLs only rows can tell is checked
+by ``sitemapkit_build`` instead, on its first row (see indexscope.py).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import FieldDoesNotExist
 
-from django_sitemapkit.conf import DEFAULTS, SETTINGS_NAME
+from django_sitemapkit.conf import DEFAULTS, SETTINGS_NAME, get_settings
+from django_sitemapkit.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit.locations import parse_base_url
 from django_sitemapkit.registry import SECTION_NAME_RE, registry
 from django_sitemapkit.sitemaps import ModelSitemap, _valid_priority
@@ -186,3 +190,26 @@ def _check_lastmod_field(sitemap: ModelSitemap, label: str) -> list[CheckMessage
             id="sitemapkit.W001",
         )
     ]
+
+
+def check_index_directory(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """E014: sections whose URLs the index's directory cannot list, as far as known without rows."""
+    try:
+        base_url = parse_base_url(get_settings().BASE_URL)
+        directory = IndexDirectory(base_url)
+    except Exception:
+        # No usable BASE_URL (E001/E002, or USE_REQUEST_HOST without one) or a
+        # broken URLconf (Django's own URL checks report it): nothing to compare.
+        return []
+    errors: list[CheckMessage] = []
+    for sitemap in registry:
+        with without_database():
+            misplaced = directory.misplaced(sitemap)
+        if misplaced is not None:
+            label = f"Sitemap section {sitemap.name!r} ({type(sitemap).__qualname__})"
+            errors.append(
+                Error(f"{label} {misplaced}", hint=INDEX_AT_ROOT_HINT, id="sitemapkit.E014")
+            )
+    return errors

@@ -15,20 +15,23 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.urls import reverse
+from django.urls import get_resolver, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.deflate import Piece, gzip_pieces
 from django_sitemapkit.locations import LocationBuilder
 from django_sitemapkit.pages import PageNotFound
+from django_sitemapkit.publishing import INDEX_NAME, page_filename
 from django_sitemapkit.registry import SitemapRegistry, registry
 from django_sitemapkit.sitemaps import RenderContext
 from django_sitemapkit.w3c import format_lastmod, later, to_aware
 from django_sitemapkit.writer import IndexWriter
 
-INDEX_URL_NAME = "sitemapkit:index"
-SECTION_URL_NAME = "sitemapkit:section"
+URL_NAMESPACE = "sitemapkit"
+INDEX_URL_NAME = f"{URL_NAMESPACE}:index"
+SECTION_URL_NAME = f"{URL_NAMESPACE}:section"
+
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -83,13 +86,31 @@ def site_time_zone() -> datetime.tzinfo:
     return datetime.UTC if getattr(zone, "key", None) in ("UTC", "Etc/UTC") else zone
 
 
-def page_path(section: str, number: int, *, gz: bool = False) -> str:
-    name = SECTION_URL_NAME + ("-gz" if gz else "")
-    return reverse(name, kwargs={"section": section, "page": number})
+def views_routed() -> bool:
+    """Whether the URLconf includes ``django_sitemapkit.urls`` (its namespace, at the top)."""
+    resolver = get_resolver(get_urlconf())
+    return URL_NAMESPACE in resolver.namespace_dict or URL_NAMESPACE in resolver.app_dict
 
 
 def index_path() -> str:
-    return reverse(INDEX_URL_NAME)
+    """Where the index lives: the one rule for every file's URL, robots.txt included.
+
+    Where the views are routed, their URL. Otherwise a web server serves the
+    built files, at the root of the site as Django knows it (the script
+    prefix), which is where ``path("", include(...))`` would route them.
+    """
+    if views_routed():
+        return reverse(INDEX_URL_NAME)
+    return get_script_prefix() + INDEX_NAME
+
+
+def page_path(section: str, number: int, *, gz: bool = False) -> str:
+    if views_routed():
+        name = SECTION_URL_NAME + ("-gz" if gz else "")
+        return reverse(name, kwargs={"section": section, "page": number})
+    # Beside the index, under the name urls.py gives the page (and a build its file).
+    name = page_filename(section, number) + (".gz" if gz else "")
+    return posixpath.join(posixpath.dirname(index_path()), name)
 
 
 def make_context(base_url: str) -> RenderContext:

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_settings, check_sitemaps
+from django_sitemapkit.checks import check_index_directory, check_settings, check_sitemaps
 from tests.testapp.models import Article, Author, Event, Tag
 
 
@@ -118,3 +121,98 @@ def test_checks_run_through_manage_py_check(sitemaps: Any, settings: Any) -> Non
     settings.SITEMAPKIT = {}
     with pytest.raises(SystemCheckError, match=r"sitemapkit\.E001"):
         call_command("check")
+
+
+DIRECTORY_HINT = 'path("", include("django_sitemapkit.urls"))'
+
+
+def register_outside_sections() -> None:
+    """Three sections whose URLs lie at the site's root, each known without a query."""
+
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        url_name = "article-detail"
+        url_kwargs = {"slug": "slug"}
+
+    @sitemapkit.register(section="list")
+    class ListSitemap(sitemapkit.Sitemap):
+        def items(self) -> list[str]:
+            return ["/item/1/"]
+
+        def location(self, item: str) -> str:
+            return item
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_urls_outside_the_index_directory_are_an_error(sitemaps: Any) -> None:
+    register_outside_sections()
+    errors = check_index_directory()
+    assert ids(errors) == ["sitemapkit.E014"] * 3
+    pages, articles, items = errors
+    assert pages.msg.startswith("Sitemap section 'pages' (")
+    assert pages.msg.endswith(
+        "PageSitemap) lists https://www.example.com/, outside "
+        "https://www.example.com/sitemapkit/, the directory of the sitemap index "
+        "/sitemapkit/sitemap.xml: a sitemap may only list URLs under its own directory."
+    )
+    assert "lists URLs starting https://www.example.com/articles/," in articles.msg
+    assert "lists https://www.example.com/item/1/," in items.msg
+    assert all(DIRECTORY_HINT in error.hint for error in errors)
+
+
+def test_urls_under_an_index_at_the_root_are_fine(sitemaps: Any) -> None:
+    register_outside_sections()
+    assert check_index_directory() == []
+
+
+@pytest.mark.urls("tests.urls_without_sitemapkit")
+def test_unrouted_views_put_the_index_at_the_root(sitemaps: Any) -> None:
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    assert check_index_directory() == []
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_urls_inside_the_index_directory_are_fine(sitemaps: Any) -> None:
+    @sitemapkit.register(section="help")
+    class HelpSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["sitemapkit-help"]
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        url_name = "nested-article"
+        url_kwargs = {"slug": "slug"}
+
+    assert check_index_directory() == []
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_the_directory_check_makes_no_query(sitemaps: Any) -> None:
+    """Sections that need rows are left to sitemapkit_build, which checks their first URL."""
+    Article.objects.create(slug="a", updated_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
+    sitemapkit.register(Article)  # get_absolute_url(): only a row can tell
+
+    @sitemapkit.register(section="from-rows")
+    class RowSitemap(sitemapkit.Sitemap):
+        def items(self) -> list[Article]:
+            return list(Article.objects.all())
+
+    # Both would be errors if the check read the row (see the build's tests).
+    with CaptureQueriesContext(connection) as queries:
+        assert check_index_directory() == []
+    assert len(queries) == 0
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_directory_check_runs_through_manage_py_check(sitemaps: Any) -> None:
+    register_outside_sections()
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E014") as caught:
+        call_command("check")
+    assert DIRECTORY_HINT in str(caught.value)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime
+import gzip
 import io
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ from django.core.management.base import CommandError
 
 import django_sitemapkit as sitemapkit
 from tests.testapp.models import Article, Event
+from tests.utils import parse_index, parse_urlset
 
 pytestmark = pytest.mark.django_db
 
@@ -138,3 +140,77 @@ def test_progress_bar_on_a_terminal(site: Path, monkeypatch: pytest.MonkeyPatch)
     terminal.truncate(0)
     run("--no-progress")
     assert terminal.getvalue().strip("\x00") == ""
+
+
+def built(site: Path) -> dict[str, bytes]:
+    """Every published sitemap file of a local build, by name (not the manifest)."""
+    return {path.name: path.read_bytes() for path in (site / "current").glob("sitemap*.xml*")}
+
+
+def register_pages() -> None:
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+
+@pytest.mark.urls("tests.urls_without_sitemapkit")
+def test_build_without_the_views_routed_lists_files_at_the_root(site: Path) -> None:
+    register_pages()
+    run()
+    files = built(site)
+    assert [loc for loc, _ in parse_index(files["sitemap.xml"])] == [
+        *(f"https://www.example.com/sitemap-testapp-article-{n}.xml" for n in (1, 2, 3)),
+        "https://www.example.com/sitemap-pages-1.xml",
+    ]
+    assert gzip.decompress(files["sitemap.xml.gz"]) == files["sitemap.xml"]
+    article_urls = parse_urlset(files["sitemap-testapp-article-1.xml"])
+    assert article_urls[0].loc == "https://www.example.com/articles/a0/"
+    assert [u.loc for u in parse_urlset(files["sitemap-pages-1.xml"])] == [
+        "https://www.example.com/",
+        "https://www.example.com/about/",
+    ]
+
+
+def test_build_without_the_views_routed_writes_the_same_bytes(
+    site: Path, settings: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    register_pages()
+    run()
+    routed = built(site)
+    assert len(routed) == 10  # 4 pages and the index, each .xml and .xml.gz
+    unrouted_dir = tmp_path_factory.mktemp("unrouted")
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(unrouted_dir)}
+    settings.ROOT_URLCONF = "tests.urls_without_sitemapkit"
+    run()
+    assert built(unrouted_dir) == routed
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_urls_outside_the_index_directory_fail_the_build(site: Path) -> None:
+    message = (
+        "Section 'testapp-article' lists https://www.example.com/articles/a0/, outside "
+        "https://www.example.com/sitemapkit/, the directory of the sitemap index "
+        "/sitemapkit/sitemap.xml"
+    )
+    with pytest.raises(CommandError, match=re.escape(message)) as caught:
+        run()
+    assert 'path("", include("django_sitemapkit.urls"))' in str(caught.value)
+    assert not (site / "current").exists()
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_urls_inside_the_index_directory_build(
+    sitemaps: Any, settings: Any, tmp_path: Path
+) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+
+    @sitemapkit.register(Event)
+    class EventSitemap(sitemapkit.ModelSitemap):
+        lastmod_field = "modified"
+
+    Event.objects.create(url="/sitemapkit/events/1/")
+    assert "1 URLs (0 skipped)" in run()
+    files = built(tmp_path)
+    assert parse_index(files["sitemap.xml"])[0][0] == (
+        "https://www.example.com/sitemapkit/sitemap-testapp-event-1.xml"
+    )

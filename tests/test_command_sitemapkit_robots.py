@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import include, path
 
 from django_sitemapkit.management.commands.sitemapkit_robots import Command
 
@@ -400,11 +401,25 @@ def test_base_url_option(robots: Path) -> None:
         run("--base-url", "nonsense", "--print")
 
 
-# A URLconf without the sitemap URLs, for the test below.
-urlpatterns: list[Any] = []
+@pytest.mark.urls("tests.urls_without_sitemapkit")
+def test_index_at_the_root_when_the_views_are_not_routed(robots: Path) -> None:
+    # A web server serves the built files; the build puts the index at the root.
+    run("--file", str(robots))
+    assert robots.read_bytes() == LINE + b"\n"
+    output = run("--print", "--base-url", "https://www.example.com/shop")
+    assert output == "Sitemap: https://www.example.com/shop/sitemap.xml\n"
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_index_where_the_views_are_routed(robots: Path) -> None:
+    assert run("--print") == "Sitemap: https://www.example.com/sitemapkit/sitemap.xml\n"
+
+
+# Another app's URLs under the 'sitemapkit' namespace, for the test below.
+urlpatterns: list[Any] = [path("other/", include(([], "sitemapkit")))]
 
 
 @pytest.mark.urls(__name__)
-def test_unroutable_index(robots: Path) -> None:
-    with pytest.raises(CommandError, match=re.escape("include 'django_sitemapkit.urls'")):
+def test_namespace_taken_by_other_urls(robots: Path) -> None:
+    with pytest.raises(CommandError, match=re.escape("namespace must be the one of")):
         run("--file", str(robots))

@@ -4,10 +4,17 @@ import gzip
 from typing import Any
 
 import pytest
+from django.urls import set_script_prefix
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.pages import PageNotFound
-from django_sitemapkit.rendering import SectionNotFound, render_index, render_page
+from django_sitemapkit.rendering import (
+    SectionNotFound,
+    index_path,
+    page_path,
+    render_index,
+    render_page,
+)
 from django_sitemapkit.writer import IndexFull
 from tests.utils import parse_index, parse_urlset
 
@@ -83,3 +90,36 @@ def test_base_url_prefix_and_directory(sitemaps: Any) -> None:
         "https://www.example.com/shop/item/0/",
         "https://www.example.com/shop/item/1/",
     ]
+
+
+@pytest.mark.urls("tests.urls_without_sitemapkit")
+def test_unrouted_files_lie_at_the_root_under_the_views_names() -> None:
+    assert index_path() == "/sitemap.xml"
+    assert page_path("blog", 12) == "/sitemap-blog-12.xml"
+    assert page_path("blog", 12, gz=True) == "/sitemap-blog-12.xml.gz"
+
+
+@pytest.mark.urls("tests.urls_without_sitemapkit")
+def test_unrouted_files_follow_the_script_prefix() -> None:
+    # Where Django knows the site's prefix, reverse() would carry it too.
+    set_script_prefix("/app/")
+    try:
+        assert index_path() == "/app/sitemap.xml"
+        assert page_path("blog", 1, gz=True) == "/app/sitemap-blog-1.xml.gz"
+    finally:
+        set_script_prefix("/")
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_routed_files_are_where_the_views_are() -> None:
+    assert index_path() == "/sitemapkit/sitemap.xml"
+    assert page_path("blog", 2) == "/sitemapkit/sitemap-blog-2.xml"
+
+
+def test_unrouted_index_is_the_same_bytes(sitemaps: Any, settings: Any) -> None:
+    register_list(30, limit=10)
+    routed = render_index(base_url=BASE)
+    page = render_page("list", 2, base_url=BASE)
+    settings.ROOT_URLCONF = "tests.urls_without_sitemapkit"
+    assert render_index(base_url=BASE).content == routed.content
+    assert render_page("list", 2, base_url=BASE).content == page.content

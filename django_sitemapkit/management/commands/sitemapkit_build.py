@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.build import Builder, BuildError
+from django_sitemapkit.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
 from django_sitemapkit.publishing import BuildLocked, PublishError
 from django_sitemapkit.writer import IndexFull
 
@@ -63,6 +64,7 @@ class Command(BaseCommand):
                 dry_run=options["dry_run"],
                 progress=self._progress if show_progress else None,
             )
+            ensure_sections_fit_index(builder)
             result = builder.run(options["sections"], wait=options["wait"])
         except BuildLocked as exc:
             raise CommandError(str(exc)) from None
@@ -105,3 +107,16 @@ class Command(BaseCommand):
         filled = width * done // total if total else width
         sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} pages")
         sys.stderr.flush()
+
+
+def ensure_sections_fit_index(builder: Builder) -> None:
+    """Stop before a build that would skip every URL of a section, on its first row.
+
+    System check E014 finds what is known without rows; only the first row
+    can tell where a section's ``get_absolute_url()`` URLs lie.
+    """
+    directory = IndexDirectory(builder.base_url)
+    for sitemap in builder.sitemaps:
+        misplaced = directory.misplaced(sitemap, query=True)
+        if misplaced is not None:
+            raise BuildError(f"Section {sitemap.name!r} {misplaced} {INDEX_AT_ROOT_HINT}")

@@ -105,10 +105,12 @@ class Command(BaseCommand):
             raise CommandError(f"{source} is malformed: {exc}.") from None
         try:
             return base_url + index_path()
-        except NoReverseMatch:
+        except NoReverseMatch as exc:
+            # Only where something else took the 'sitemapkit' namespace: without
+            # it, the index lies at the site's root.
             raise CommandError(
-                "The URL of the sitemap index cannot be reversed ('sitemapkit:index'): "
-                "include 'django_sitemapkit.urls' in the ROOT_URLCONF."
+                f"The URL of the sitemap index cannot be reversed ({exc}): the 'sitemapkit' "
+                "URL namespace must be the one of django_sitemapkit.urls."
             ) from None
 
     def robots_path(self, file_option: str | None) -> Path:
