@@ -3,7 +3,8 @@
 Everything that varies between machines is read from the environment through
 django-environ (an optional ``example_project/.env`` file is read too):
 
-* ``DATABASE_URL``        default ``sqlite:///<example_project>/db.sqlite3``
+* ``DATABASE_URL``        default ``sqlite:///<example_project>/db.sqlite3``; also
+                          ``postgres://``, ``mysql://`` or ``mariadb://`` (PyMySQL)
 * ``CACHE_URL``           default ``locmemcache://``
 * ``SITEMAPKIT_BASE_URL`` default ``http://127.0.0.1:8000``
 * ``DEBUG``               default ``True``
@@ -54,15 +55,25 @@ TEMPLATES = [
     },
 ]
 
+# django-environ knows MariaDB only as mysql://; accept the name users reach for too.
+environ.Env.DB_SCHEMES.setdefault("mariadb", "django.db.backends.mysql")
 DATABASE_URL = env.str("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
-if DATABASE_URL.startswith("mysql"):
-    # Use the pure-Python PyMySQL driver in place of mysqlclient.
+DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.mysql":
+    # No mysqlclient (C headers) on a fresh machine: use PyMySQL (the "mysql" extra) under
+    # the MySQLdb name. Django's MySQL backend requires MySQLdb.version_info >= (2, 2, 1).
     import pymysql
 
     pymysql.version_info = (2, 2, 1, "final", 0)
     pymysql.install_as_MySQLdb()
 
-DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    # The demo's Unicode titles need a Unicode connection whatever the server's default, and
+    # strict mode turns a value that does not fit into an error instead of a silent truncation.
+    _options.setdefault("charset", "utf8mb4")
+    _options.setdefault("init_command", "SET sql_mode='STRICT_TRANS_TABLES'")
+
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
