@@ -92,7 +92,7 @@ def test_an_error_in_the_first_apps_sitemaps_module_is_the_users_own(
     # The first sitemaps.py to register finds the registry empty; its error
     # used to end as an UnboundLocalError inside autodiscover_modules.
     settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, "tests.discovered_broken"]
-    with pytest.raises(LookupError, match="a typo in the user's sitemaps.py"):
+    with pytest.raises(LookupError, match=r"a typo in the user's sitemaps\.py"):
         sitemapkit.autodiscover()
     # Django restores the registry as it was before the failed import.
     assert sitemaps.sections() == []
