@@ -26,9 +26,8 @@ from typing import TypeVar
 
 from django.db import InterfaceError, OperationalError, connections
 
-from django_sitemapkit.conf import get_settings
+from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
 from django_sitemapkit.deflate import Piece, compress_pieces, gzip_member
-from django_sitemapkit.locations import parse_base_url
 from django_sitemapkit.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.publishing import (
     INDEX_NAME,
@@ -202,12 +201,10 @@ class Builder:
         rerender: bool = False,
     ) -> None:
         conf = get_settings()
-        if not conf.BASE_URL:
-            raise BuildError("SITEMAPKIT['BASE_URL'] is not set: a build needs absolute URLs.")
         try:
-            self.base_url = parse_base_url(conf.BASE_URL)
-        except ValueError as exc:
-            raise BuildError(f"SITEMAPKIT['BASE_URL'] is malformed: {exc}") from None
+            self.base_url = base_url()
+        except BaseUrlError as exc:
+            raise BuildError(str(exc)) from None
         self.publisher = publisher or get_publisher()
         self.sitemaps = sitemaps
         self.full = full

@@ -18,12 +18,11 @@ from collections.abc import Callable, Iterable
 
 from django.core.cache import BaseCache, caches
 
-from django_sitemapkit.conf import get_settings
+from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.rendering import RenderedFile
 
 logger = logging.getLogger("django_sitemapkit")
 
-KEY_PREFIX = "sitemapkit:1"
 # Tokens outlive cached files: losing one only costs a re-render.
 TOKEN_TIMEOUT = None
 
@@ -36,7 +35,7 @@ def get_cache() -> BaseCache | None:
 
 
 def _token_key(section: str) -> str:
-    return f"{KEY_PREFIX}:token:{section}"
+    return f"{CACHE_KEY_PREFIX}:token:{section}"
 
 
 def section_tokens(cache: BaseCache, sections: Iterable[str]) -> dict[str, str]:
@@ -65,7 +64,7 @@ def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
     version = hashlib.sha256(
         "\n".join([base_url, *(f"{k}={v}" for k, v in sorted(tokens.items()))]).encode()
     ).hexdigest()[:32]
-    return f"{KEY_PREFIX}:file{CACHED_FILE_FORMAT}:{kind}:{version}"
+    return f"{CACHE_KEY_PREFIX}:file{CACHED_FILE_FORMAT}:{kind}:{version}"
 
 
 # (content, last-modified as ISO 8601, URL count, skipped, piece sizes). The

@@ -21,9 +21,14 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import FieldDoesNotExist
 
-from django_sitemapkit.conf import DEFAULTS, SETTINGS_NAME, get_settings
+from django_sitemapkit.conf import (
+    DEFAULTS,
+    SETTINGS_NAME,
+    BaseUrlError,
+    base_url,
+    clean_base_url,
+)
 from django_sitemapkit.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
-from django_sitemapkit.locations import parse_base_url
 from django_sitemapkit.registry import SECTION_NAME_RE, registry
 from django_sitemapkit.sitemaps import ModelSitemap, _valid_priority
 from django_sitemapkit.writer import CHANGEFREQS, MAX_ENTRIES_PER_FILE
@@ -76,28 +81,21 @@ def check_settings(
                 id="sitemapkit.E013",
             )
         )
-    base_url = raw.get("BASE_URL")
-    if not base_url:
-        if not raw.get("USE_REQUEST_HOST"):
-            errors.append(
-                Error(
-                    f"settings.{SETTINGS_NAME}['BASE_URL'] is not set.",
-                    hint='Set it to the site\'s absolute URL, e.g. "https://www.example.com".',
-                    id="sitemapkit.E001",
-                )
-            )
-    else:
-        try:
-            parse_base_url(base_url)
-        except ValueError as exc:
-            errors.append(
-                Error(
-                    f"settings.{SETTINGS_NAME}['BASE_URL'] is malformed: {exc}",
-                    hint='Use scheme and host, optionally a path: "https://www.example.com/shop".',
-                    id="sitemapkit.E002",
-                )
-            )
+    errors.extend(_check_base_url(raw))
     return errors
+
+
+def _check_base_url(raw: dict[str, Any]) -> list[CheckMessage]:
+    try:
+        clean_base_url(raw.get("BASE_URL"))
+    except BaseUrlError as exc:
+        if not exc.missing:
+            hint = 'Use scheme and host, optionally a path: "https://www.example.com/shop".'
+            return [Error(str(exc), hint=hint, id="sitemapkit.E002")]
+        if not raw.get("USE_REQUEST_HOST"):
+            hint = 'Set it to the site\'s absolute URL, e.g. "https://www.example.com".'
+            return [Error(str(exc), hint=hint, id="sitemapkit.E001")]
+    return []
 
 
 def check_sitemaps(
@@ -197,8 +195,7 @@ def check_index_directory(
 ) -> list[CheckMessage]:
     """E014: sections whose URLs the index's directory cannot list, as far as known without rows."""
     try:
-        base_url = parse_base_url(get_settings().BASE_URL)
-        directory = IndexDirectory(base_url)
+        directory = IndexDirectory(base_url())
     except Exception:
         # No usable BASE_URL (E001/E002, or USE_REQUEST_HOST without one) or a
         # broken URLconf (Django's own URL checks report it): nothing to compare.

@@ -3,18 +3,30 @@
 Settings are read on each access rather than at import time so that
 ``override_settings`` in tests and late configuration both work; the lookup is
 a dict merge, far cheaper than anything it guards.
+
+The site's base URL is resolved here too, by :func:`base_url`, so that views,
+builds, commands and checks accept and refuse the same values with the same
+words.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from django_sitemapkit.locations import DEFAULT_STRIP_PARAMS
+from django_sitemapkit.locations import DEFAULT_STRIP_PARAMS, parse_base_url
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
 SETTINGS_NAME = "SITEMAPKIT"
+# The start of every key this app writes to a Django cache (rendered files,
+# their tokens, the build lock), so none can meet a key of the project's own.
+CACHE_KEY_PREFIX = "sitemapkit:1"
+# How messages name the BASE_URL setting.
+BASE_URL_SETTING = f"{SETTINGS_NAME}['BASE_URL']"
 
 # One place for every key and its default; the README documents each of them.
 DEFAULTS: dict[str, Any] = {
@@ -71,3 +83,41 @@ def get_settings() -> SitemapkitSettings:
     merged = {**DEFAULTS, **{k: v for k, v in user_settings().items() if k in DEFAULTS}}
     merged["STRIP_QUERY_PARAMS"] = tuple(str(p).lower() for p in merged["STRIP_QUERY_PARAMS"])
     return SitemapkitSettings(**merged)
+
+
+class BaseUrlError(ValueError):
+    """The base URL is missing or malformed; the message names where it came from."""
+
+    def __init__(self, source: str, problem: str | None = None) -> None:
+        self.missing = problem is None
+        if problem is None:
+            message = (
+                f"{source} is not set: sitemaps need the site's absolute URL, "
+                "e.g. 'https://www.example.com'."
+            )
+        else:
+            message = f"{source} is malformed: {problem}."
+        super().__init__(message)
+
+
+def clean_base_url(value: object, source: str = BASE_URL_SETTING) -> str:
+    """``value`` normalised as a base URL (see ``parse_base_url``), or BaseUrlError."""
+    if not value:
+        raise BaseUrlError(source)
+    try:
+        return parse_base_url(value)
+    except ValueError as exc:
+        raise BaseUrlError(source, str(exc)) from None
+
+
+def base_url(request: HttpRequest | None = None) -> str:
+    """The site's absolute URL: BASE_URL, or the request's own under USE_REQUEST_HOST.
+
+    Raises BaseUrlError when BASE_URL is what is needed and it is unusable.
+    """
+    conf = get_settings()
+    if request is not None and conf.USE_REQUEST_HOST:
+        # get_host() validates against ALLOWED_HOSTS; the base URL is part of
+        # every cache key, so one host can never poison another's sitemap.
+        return parse_base_url(f"{request.scheme}://{request.get_host()}")
+    return clean_base_url(conf.BASE_URL)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from django.urls.converters import PathConverter, SlugConverter, StringConverter
 
 from django_sitemapkit.locations import MAX_URL_LENGTH
-from django_sitemapkit.w3c import W3C_DATETIME_LENGTH, later
+from django_sitemapkit.w3c import is_w3c_datetime, later
 from django_sitemapkit.writer import UrlsetWriter
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def _lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], 
             or (tz is datetime.UTC and raw.tzinfo is not None and raw.utcoffset() == _ZERO)
         ):
             formatted: str = raw.isoformat(timespec="seconds")
-            if len(formatted) == W3C_DATETIME_LENGTH and formatted[20:] <= "14:00":
+            if is_w3c_datetime(formatted):
                 return formatted
         return None
 

@@ -42,7 +42,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage, Storage, storages
 
-from django_sitemapkit.conf import get_settings
+from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.deflate import Piece
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
@@ -512,7 +512,7 @@ class FlatPublisher(Publisher):
         from django.core.cache import caches
 
         cache = caches[get_settings().CACHE_ALIAS]
-        key = f"sitemapkit:1:build-lock:{self.alias}"
+        key = f"{CACHE_KEY_PREFIX}:build-lock:{self.alias}"
         token = f"pid {os.getpid()} since {_now_iso()} ({uuid.uuid4().hex[:8]})"
         deadline = time.monotonic() + wait
         while not cache.add(key, token, CACHE_LOCK_TIMEOUT):

@@ -112,13 +112,6 @@ class SitemapRegistry:
     def sections(self) -> list[str]:
         return list(self._registry)
 
-    def sections_for_model(self, model: type[models.Model]) -> list[str]:
-        return [
-            name
-            for name, sitemap in self._registry.items()
-            if getattr(sitemap, "model", None) is model
-        ]
-
     # -- internals ----------------------------------------------------------
 
     def _find(self, model_or_section: type[models.Model] | str) -> str | None:

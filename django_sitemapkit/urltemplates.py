@@ -57,6 +57,7 @@ class UrlTemplate:
     def __init__(self, url_name: str, kwarg_names: Sequence[str]) -> None:
         self.url_name = url_name
         self.kwarg_names = tuple(kwarg_names)
+        # The reversed URL split around each value; None: reverse() per row.
         self.parts: list[str] | None = None
         self.converters: list[Any] = []
         self.regexes: list[re.Pattern[str]] = []
@@ -89,10 +90,6 @@ class UrlTemplate:
         if not parts[0]:
             return
         self.parts = parts
-
-    @property
-    def is_fast(self) -> bool:
-        return self.parts is not None
 
     def fill(self, values: Sequence[Any]) -> str:
         """The URL of one row; raises NoReverseMatch exactly where reverse() would."""

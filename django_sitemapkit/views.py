@@ -13,8 +13,7 @@ from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.cache import file_key, get_cache, get_or_render, section_tokens
-from django_sitemapkit.conf import get_settings
-from django_sitemapkit.locations import parse_base_url
+from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
 from django_sitemapkit.pages import PageNotFound
 from django_sitemapkit.publishing import INDEX_NAME, page_filename, published_file
 from django_sitemapkit.registry import registry
@@ -34,16 +33,10 @@ _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) /
 
 
 def site_base_url(request: HttpRequest) -> str:
-    conf = get_settings()
-    if conf.USE_REQUEST_HOST:
-        # get_host() validates against ALLOWED_HOSTS; the base URL is part of
-        # every cache key, so one host can never poison another's sitemap.
-        return parse_base_url(f"{request.scheme}://{request.get_host()}")
-    if not conf.BASE_URL:
-        raise ImproperlyConfigured(
-            "SITEMAPKIT['BASE_URL'] is not set (system check sitemapkit.E001)."
-        )
-    return parse_base_url(conf.BASE_URL)
+    try:
+        return base_url(request)
+    except BaseUrlError as exc:
+        raise ImproperlyConfigured(str(exc)) from None
 
 
 def _built(filename: str, gz: bool) -> RenderedFile | None:

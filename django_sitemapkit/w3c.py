@@ -39,19 +39,17 @@ import datetime
 
 __all__ = [
     "W3C_DATETIME_LENGTH",
-    "format_date",
     "format_datetime",
     "format_lastmod",
+    "is_w3c_datetime",
     "later",
     "to_aware",
 ]
 
 _UTC = datetime.UTC
 _MINUTE_US = 60_000_000
-# len("YYYY-MM-DDThh:mm:ss+hh:mm")
-_W3C_LENGTH = 25
 #: Length of "YYYY-MM-DDThh:mm:ss+hh:mm": any other length needs the general formatter.
-W3C_DATETIME_LENGTH = _W3C_LENGTH
+W3C_DATETIME_LENGTH = 25
 # The largest offset XML Schema (hence the sitemap XSD) accepts.
 _MAX_OFFSET = datetime.timedelta(hours=14)
 # The ends of what a datetime can hold in UTC.
@@ -116,15 +114,22 @@ def _representable(value: datetime.datetime, *, keep_wall_clock: bool) -> dateti
     return wall.replace(tzinfo=datetime.timezone(rounded))
 
 
+def is_w3c_datetime(text: str) -> bool:
+    """Whether ``isoformat(timespec="seconds")`` of an aware datetime can be written as it is.
+
+    Years always have four digits, so any other length means an offset with
+    seconds ("+00:09:21").  Comparing the "hh:mm" text checks the 14:00 limit
+    without another utcoffset() call.
+    """
+    return len(text) == W3C_DATETIME_LENGTH and text[20:] <= "14:00"
+
+
 def _isoformat(value: datetime.datetime, *, keep_wall_clock: bool = False) -> str:
     # isoformat(timespec="seconds") truncates microseconds and writes the
     # offset as +hh:mm, never "Z".  It is the fastest formatter measured
     # (C code; faster than strftime or an f-string of the fields).
     text = value.isoformat(timespec="seconds")
-    # Years always have four digits, so any other length means an offset
-    # with seconds ("+00:09:21").  Comparing the "hh:mm" text checks the
-    # 14:00 limit without another utcoffset() call.
-    if len(text) == _W3C_LENGTH and text[20:] <= "14:00":
+    if is_w3c_datetime(text):
         return text
     return _representable(value, keep_wall_clock=keep_wall_clock).isoformat(timespec="seconds")
 
@@ -139,17 +144,6 @@ def format_datetime(value: datetime.datetime, tz: datetime.tzinfo) -> str:
     second; offsets beyond XML Schema's 14:00 are written in UTC instead.
     """
     return _isoformat(_in_zone(value, tz))
-
-
-def format_date(value: datetime.date) -> str:
-    """``'YYYY-MM-DD'``.
-
-    A datetime's own calendar date is written as is, without any time-zone
-    conversion; use :func:`format_lastmod` to get the date in a zone.
-    """
-    if isinstance(value, datetime.datetime):
-        value = value.date()
-    return value.isoformat()
 
 
 def format_lastmod(

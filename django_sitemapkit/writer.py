@@ -1,7 +1,8 @@
 """The one XML writer behind every sitemap and index, served or built.
 
-Entries are formatted with plain string operations (no template engine, no
-DOM): that is what keeps millions of URLs cheap. Each writer enforces the
+Entries arrive as text, formatted with plain string operations (no template
+engine, no DOM) by ``sitemaps.EntryFactory`` and the fast path: that is what
+keeps millions of URLs cheap. Each writer enforces the
 protocol's per-file limits itself -- 50,000 entries and 52,428,800 bytes
 *uncompressed* -- and tells the caller when the next entry does not fit, so
 no code path can produce an oversized file.
@@ -10,8 +11,7 @@ no code path can produce an oversized file.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_ENTRIES_PER_FILE = 50_000
@@ -35,34 +35,6 @@ needs_escape = re.compile(r"[&<>\"']").search
 
 class IndexFull(Exception):
     """More sitemap files than one index may name."""
-
-
-@dataclass(frozen=True, slots=True)
-class UrlEntry:
-    """One ``<url>``. Values are final strings (the loc an absolute URI).
-
-    ``extra_xml`` holds already-serialised child elements of extension
-    namespaces (images, alternates, ...), written after ``<priority>`` as the
-    schema's ``##other`` wildcard requires.
-    """
-
-    loc: str
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    extra_xml: tuple[str, ...] = field(default=())
-
-    def to_xml(self) -> str:
-        parts = ["<url><loc>", escape(self.loc), "</loc>"]
-        if self.lastmod is not None:
-            parts += ["<lastmod>", self.lastmod, "</lastmod>"]
-        if self.changefreq is not None:
-            parts += ["<changefreq>", self.changefreq, "</changefreq>"]
-        if self.priority is not None:
-            parts += ["<priority>", self.priority, "</priority>"]
-        parts.extend(self.extra_xml)
-        parts.append("</url>\n")
-        return "".join(parts)
 
 
 def format_priority(value: float) -> str:
@@ -146,16 +118,12 @@ class _FileWriter:
         self._pieces = [self.head, *self._segments, self.tail]
         return self._pieces
 
-    def getvalue(self) -> bytes:
-        """The whole file."""
-        return b"".join(self.chunks())
-
 
 class UrlsetWriter(_FileWriter):
     """Writes one ``<urlset>`` file.
 
     ``namespaces`` maps prefixes to URIs of extension namespaces declared on
-    the root element, for entries whose ``extra_xml`` uses them.
+    the root element, for the extension elements of entries (``Sitemap.extra_xml``).
     """
 
     def __init__(
@@ -179,10 +147,6 @@ class UrlsetWriter(_FileWriter):
             segment_entries=segment_entries,
         )
 
-    def add(self, entry: UrlEntry) -> bool:
-        """Append ``entry``; False (and nothing written) when the file is full."""
-        return self.add_xml(entry.to_xml())
-
 
 class IndexWriter(_FileWriter):
     """Writes one ``<sitemapindex>``; raises IndexFull rather than overflow."""
@@ -205,7 +169,3 @@ class IndexWriter(_FileWriter):
                 f"{self.max_bytes:,} bytes; raise the sections' limit or split the site "
                 "into several indexes."
             )
-
-    def add_all(self, entries: Iterable[tuple[str, str | None]]) -> None:
-        for loc, lastmod in entries:
-            self.add(loc, lastmod)

@@ -12,6 +12,7 @@ from django_sitemapkit.cache import (
     invalidate_sections,
     section_tokens,
 )
+from django_sitemapkit.conf import CACHE_KEY_PREFIX
 from django_sitemapkit.rendering import RenderedFile
 
 
@@ -33,6 +34,13 @@ def test_keys_depend_on_base_url_and_tokens() -> None:
     assert file_key("index", "https://a.test", tokens) != file_key(
         "index", "https://a.test", {"a": "2"}
     )
+
+
+def test_every_key_is_under_the_apps_prefix() -> None:
+    cache = caches["default"]
+    section_tokens(cache, ["a"])
+    assert file_key("index", "https://a.test", {"a": "1"}).startswith(f"{CACHE_KEY_PREFIX}:")
+    assert cache.get(f"{CACHE_KEY_PREFIX}:token:a") is not None
 
 
 def test_get_or_render_renders_once() -> None:

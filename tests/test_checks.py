@@ -52,6 +52,18 @@ def test_messages_have_hints(settings: Any) -> None:
     assert "BASE_URL" in error.msg and error.hint
 
 
+def test_base_url_messages_are_those_of_every_other_caller(settings: Any) -> None:
+    # The views, builds and sitemapkit_robots word these failures the same way.
+    settings.SITEMAPKIT = {}
+    [missing] = check_settings()
+    assert missing.msg.startswith("SITEMAPKIT['BASE_URL'] is not set: ")
+    settings.SITEMAPKIT = {"BASE_URL": "ftp://example.com"}
+    [malformed] = check_settings()
+    assert malformed.msg == (
+        "SITEMAPKIT['BASE_URL'] is malformed: scheme must be http or https, not 'ftp'."
+    )
+
+
 def test_missing_lastmod_field_warns(sitemaps: Any) -> None:
     sitemapkit.register(Author)
     [warning] = check_sitemaps()

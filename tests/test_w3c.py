@@ -12,7 +12,7 @@ from django.conf import settings
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.w3c import format_date, format_datetime, format_lastmod, to_aware
+from django_sitemapkit.w3c import format_datetime, format_lastmod, is_w3c_datetime, to_aware
 
 # These tests need no Django settings, but the suite's conftest has autouse
 # fixtures that touch django.core.cache.  Under "-p no:django" nothing loads
@@ -251,6 +251,36 @@ def test_extreme_valid_offsets(tz: datetime.tzinfo, expected: str) -> None:
     assert_datetime_shape(result)
 
 
+# --------------------------------------------------------------------------- is_w3c_datetime
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-01-02T03:04:05+00:00", True),
+        ("2024-01-02T03:04:05-05:00", True),
+        ("2024-01-02T03:04:05+14:00", True),
+        ("2024-01-02T03:04:05-14:00", True),
+        # Beyond the 14:00 XML Schema allows (local mean time before 1900).
+        ("1800-01-01T12:00:00-15:56", False),
+        ("1800-01-01T12:00:00+14:01", False),
+        # An offset with seconds (local mean time: Paris before 1911).
+        ("1900-01-01T12:00:00+00:09:21", False),
+    ],
+)
+def test_is_w3c_datetime(text: str, expected: bool) -> None:
+    assert is_w3c_datetime(text) is expected
+    if expected:
+        assert_datetime_shape(text)
+
+
+@given(value=st.datetimes(timezones=st.timezones()))
+def test_is_w3c_datetime_agrees_with_the_schema(value: datetime.datetime) -> None:
+    # What isoformat() writes, written as is exactly when XML Schema accepts it.
+    text = value.isoformat(timespec="seconds")
+    assert is_w3c_datetime(text) == bool(XSD_DATETIME.match(text))
+
+
 # --------------------------------------------------------------------------- dates
 
 
@@ -260,12 +290,12 @@ def test_extreme_valid_offsets(tz: datetime.tzinfo, expected: str) -> None:
         (datetime.date(2024, 2, 29), "2024-02-29"),
         (datetime.date(2024, 12, 31), "2024-12-31"),
         (datetime.date(5, 1, 1), "0005-01-01"),
-        # A datetime's own calendar date, no conversion.
+        # A datetime in the site's zone: its own calendar date.
         (datetime.datetime(2024, 1, 1, 23, 59, tzinfo=PLUS_9), "2024-01-01"),
     ],
 )
-def test_format_date(value: datetime.date, expected: str) -> None:
-    result = format_date(value)
+def test_date_shape(value: datetime.date, expected: str) -> None:
+    result = format_lastmod(value, PLUS_9, date_only=True)
     assert result == expected
     assert OUR_DATE.match(result)
     assert XSD_DATE.match(result)
@@ -396,7 +426,7 @@ def test_values_validate_against_xsd_types() -> None:
         format_datetime(datetime.datetime(2024, 3, 31, 2, 30), PARIS),
         format_lastmod(datetime.date(2024, 1, 1), HONOLULU, date_only=False),
         format_lastmod(datetime.date(2024, 1, 1), HONOLULU, date_only=True),
-        format_date(datetime.date(5, 1, 1)),
+        format_lastmod(datetime.date(5, 1, 1), UTC, date_only=True),
     ]
     for value in values:
         assert schema.validate(etree.XML(f"<v>{value}</v>".encode())), value

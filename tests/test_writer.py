@@ -1,18 +1,58 @@
 from __future__ import annotations
 
+import datetime
+from collections.abc import Sequence
+
 import pytest
 
+from django_sitemapkit.rendering import make_context
+from django_sitemapkit.sitemaps import Sitemap
 from django_sitemapkit.writer import (
     MAX_BYTES_PER_FILE,
     SEGMENT_ENTRIES,
     IndexFull,
     IndexWriter,
-    UrlEntry,
     UrlsetWriter,
     escape,
     format_priority,
 )
-from tests.utils import parse_index, parse_urlset
+from tests.utils import Url, parse_index, parse_urlset
+
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+
+
+def content(writer: UrlsetWriter | IndexWriter) -> bytes:
+    return b"".join(writer.chunks())
+
+
+def _entry(n: int) -> str:
+    return f"<url><loc>https://example.com/{n}</loc></url>\n"
+
+
+class OneImage(Sitemap):
+    """One URL with an image, rendered as the views and builds render it."""
+
+    section = "one"
+    namespaces = {"image": IMAGE_NS}
+
+    def items(self) -> Sequence[str]:
+        return ["/a?x=1&y='2'"]
+
+    def location(self, item: str) -> str:
+        return item
+
+    def extra_xml(self, item: str) -> tuple[str, ...]:
+        return ("<image:image><image:loc>https://example.com/i.png</image:loc></image:image>",)
+
+
+class OneImageWithEverything(OneImage):
+    changefreq = "daily"
+    priority = 0.5
+    lastmod = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
+
+
+def render(sitemap: Sitemap) -> bytes:
+    return sitemap.render_page(1, make_context("https://example.com")).content
 
 
 def test_escape_the_five_characters() -> None:
@@ -27,44 +67,36 @@ def test_format_priority(value: float, text: str) -> None:
 
 
 def test_element_order_and_validity() -> None:
-    writer = UrlsetWriter()
-    assert writer.add(
-        UrlEntry(
-            "https://example.com/a?x=1&y='2'",
-            lastmod="2026-01-02T03:04:05+00:00",
-            changefreq="daily",
-            priority="0.5",
-        )
+    xml = render(OneImageWithEverything())
+    assert xml.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset ')
+    assert b"<url><loc>https://example.com/a?x=1&amp;y=&apos;2&apos;</loc><lastmod>" in xml
+    [url] = parse_urlset(xml)
+    assert url == Url(
+        "https://example.com/a?x=1&y='2'", "2026-01-02T03:04:05+00:00", "daily", "0.5"
     )
-    content = writer.getvalue()
-    assert content.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset ')
-    assert b"<url><loc>https://example.com/a?x=1&amp;y=&apos;2&apos;</loc><lastmod>" in content
-    urls = parse_urlset(content)
-    assert urls[0].loc == "https://example.com/a?x=1&y='2'"
-    positions = [
-        content.index(tag) for tag in (b"<loc>", b"<lastmod>", b"<changefreq>", b"<priority>")
-    ]
+    positions = [xml.index(tag) for tag in (b"<loc>", b"<lastmod>", b"<changefreq>", b"<priority>")]
     assert positions == sorted(positions)
 
 
 def test_entry_limit() -> None:
     writer = UrlsetWriter(max_entries=2)
-    assert writer.add(UrlEntry("https://example.com/1"))
-    assert writer.add(UrlEntry("https://example.com/2"))
-    assert not writer.add(UrlEntry("https://example.com/3"))
-    assert len(parse_urlset(writer.getvalue())) == 2
+    assert writer.add_xml(_entry(1))
+    assert writer.add_xml(_entry(2))
+    assert not writer.add_xml(_entry(3))
+    assert len(parse_urlset(content(writer))) == 2
 
 
 def test_byte_limit_holds_with_2048_character_urls_of_apostrophes() -> None:
     # The worst case of escaping: every character of the URL becomes &apos;.
     loc = "https://example.com/" + "'" * (2048 - 20)
+    entry = f"<url><loc>{escape(loc)}</loc><lastmod>2026-01-02</lastmod></url>\n"
     writer = UrlsetWriter(max_bytes=200_000)
-    while writer.add(UrlEntry(loc, lastmod="2026-01-02")):
+    while writer.add_xml(entry):
         pass
-    content = writer.getvalue()
-    assert len(content) <= 200_000
-    assert len(content) > 200_000 - len(UrlEntry(loc).to_xml().encode())
-    assert writer.count == len(parse_urlset(content))
+    xml = content(writer)
+    assert len(xml) <= 200_000
+    assert len(xml) > 200_000 - len(entry.encode())
+    assert writer.count == len(parse_urlset(xml))
 
 
 def test_default_byte_limit_is_the_protocols() -> None:
@@ -73,19 +105,14 @@ def test_default_byte_limit_is_the_protocols() -> None:
 
 
 def test_extension_namespaces_and_extra_xml() -> None:
-    writer = UrlsetWriter(namespaces={"image": "http://www.google.com/schemas/sitemap-image/1.1"})
-    writer.add(
-        UrlEntry(
-            "https://example.com/a",
-            extra_xml=(
-                "<image:image><image:loc>https://example.com/i.png</image:loc></image:image>",
-            ),
-        )
-    )
-    content = writer.getvalue()
-    assert b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"' in content
-    assert b"</priority>" not in content
-    assert b"</loc><image:image>" in content
+    xml = render(OneImageWithEverything())
+    assert b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"' in xml
+    # After <priority>, where the schema's ##other wildcard allows them.
+    assert b"</priority><image:image>" in xml
+
+
+def test_extra_xml_follows_loc_when_nothing_else_is_written() -> None:
+    assert b"</loc><image:image>" in render(OneImage())
 
 
 def test_index_writer_fails_clearly_past_its_limit() -> None:
@@ -94,16 +121,12 @@ def test_index_writer_fails_clearly_past_its_limit() -> None:
         writer.add(f"https://example.com/sitemap-a-{number + 1}.xml", "2026-01-01T00:00:00+00:00")
     with pytest.raises(IndexFull, match="more than 3 files"):
         writer.add("https://example.com/sitemap-a-4.xml")
-    assert len(parse_index(writer.getvalue())) == 3
+    assert len(parse_index(content(writer))) == 3
 
 
 def test_index_writer_caps_at_50000() -> None:
     writer = IndexWriter(max_entries=10**6)
     assert writer.max_entries == 50_000
-
-
-def _entry(n: int) -> str:
-    return f"<url><loc>https://example.com/{n}</loc></url>\n"
 
 
 def test_a_file_is_its_head_segments_of_1000_entries_and_tail() -> None:
@@ -117,8 +140,8 @@ def test_a_file_is_its_head_segments_of_1000_entries_and_tail() -> None:
     # A segment ends at its last row's key; the last one runs to the file's end.
     assert writer.segment_cuts == [999, 1999]
     assert writer.segment_skips == [0, 0, 0]
-    assert b"".join(writer.chunks()) == writer.getvalue()  # chunks() may be asked again
-    assert writer.size == len(writer.getvalue())
+    assert writer.chunks() == [head, *segments, tail]  # chunks() may be asked again
+    assert writer.size == len(content(writer))
 
 
 def test_skipped_rows_count_in_the_segment_whose_key_range_holds_them() -> None:

@@ -15,8 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import NoReverseMatch
 
-from django_sitemapkit.conf import get_settings
-from django_sitemapkit.locations import parse_base_url
+from django_sitemapkit.conf import BaseUrlError, base_url, clean_base_url, get_settings
 from django_sitemapkit.rendering import index_path
 from django_sitemapkit.robots import (
     Action,
@@ -92,19 +91,15 @@ class Command(BaseCommand):
     # ------------------------------------------------------------------ inputs
 
     def index_url(self, base_url_option: str | None) -> str:
-        source = "--base-url" if base_url_option is not None else "SITEMAPKIT['BASE_URL']"
-        raw = base_url_option if base_url_option is not None else get_settings().BASE_URL
-        if not raw:
-            raise CommandError(
-                f"{source} is not set: the Sitemap line needs the site's absolute URL, "
-                "e.g. 'https://www.example.com'."
-            )
         try:
-            base_url = parse_base_url(raw)
-        except ValueError as exc:
-            raise CommandError(f"{source} is malformed: {exc}.") from None
+            if base_url_option is None:
+                base = base_url()
+            else:
+                base = clean_base_url(base_url_option, "--base-url")
+        except BaseUrlError as exc:
+            raise CommandError(str(exc)) from None
         try:
-            return base_url + index_path()
+            return base + index_path()
         except NoReverseMatch as exc:
             # Only where something else took the 'sitemapkit' namespace: without
             # it, the index lies at the site's root.
