@@ -1,8 +1,10 @@
-"""Persistent page boundaries of model sections (see ``pages.py``)."""
+"""Persistent page boundaries of model sections (see ``pages.py`` and ``pagetable.py``)."""
 
 from __future__ import annotations
 
 from django.db import models
+
+from django_sitemapkit.pagetable import PageManager
 
 
 class SitemapPage(models.Model):
@@ -17,6 +19,8 @@ class SitemapPage(models.Model):
     start_key = models.TextField(null=True, blank=True)
     end_key = models.TextField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PageManager()
 
     class Meta:
         constraints = [

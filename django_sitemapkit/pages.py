@@ -1,9 +1,9 @@
 """Stable, dense pages for model sections.
 
-A page is a half-open range of primary keys, ``[start_key, end_key)``, stored
-in the ``SitemapPage`` table. The ranges are cut by row count the first time a
-section is paginated (so every page starts full, however sparse the queryset
-is within the table), and afterwards they only ever change by splitting:
+A page is a half-open range of primary keys, ``[start_key, end_key)``. The
+ranges are cut by row count the first time a section is paginated (so every
+page starts full, however sparse the queryset is within the table), and
+afterwards they only ever change by splitting:
 
 * editing a row changes only the page whose range holds its key;
 * deleting or unpublishing a row makes its own page one row shorter and
@@ -15,10 +15,13 @@ is within the table), and afterwards they only ever change by splitting:
 
 Fixed arithmetic key ranges would be just as stable but nearly empty for a
 queryset that keeps 1 % of a table; re-cutting by count on every request
-would be dense but would shift every later page on each deletion. Persisting
+would be dense but would shift every later page on each deletion. Recording
 the cuts gives both. Deletions can leave pages under-full; they are never
 merged automatically because merging would change a page that no edit
 touched.
+
+The cuts are recorded where the process that makes them can write, and made
+the same way in memory where it cannot (see pagetable.py).
 
 No query uses OFFSET over the section: a page is an index range scan, and the
 index's per-page lastmod comes from one ``UNION ALL`` of per-range aggregates
@@ -30,24 +33,17 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
-from django.db import IntegrityError, models, router, transaction
-from django.db.models import Max, Q, QuerySet
+from django.db import models
+from django.db.models import Q, QuerySet
 
+from django_sitemapkit.pagetable import FIRST_PAGE, Page, Recording, cuts_recorded_here, page_table
 from django_sitemapkit.rangestats import Bound, KeyRange, RangeAggregator, RangeStats
 
-if TYPE_CHECKING:
-    from django_sitemapkit.models import SitemapPage
-
-
-def _page_model() -> type[SitemapPage]:
-    # Imported late: the package's __init__ imports this module while Django
-    # is still loading apps, before models may be imported.
-    from django_sitemapkit.models import SitemapPage
-
-    return SitemapPage
+# Row count and newest lastmod of each page, and of its segments where asked.
+Figures = dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]]
 
 
 class PageNotFound(LookupError):
@@ -101,27 +97,13 @@ class KeysetPages:
         pk_field = queryset.model._meta.pk
         assert pk_field is not None
         self.pk_field: models.Field[Any, Any] = pk_field
-        self.model = _page_model()
-        self.db = router.db_for_write(self.model)
 
     # -- boundaries ----------------------------------------------------------
-
-    def _pages(self) -> list[SitemapPage]:
-        pages = list(self.model.objects.using(self.db).filter(section=self.section))
-        if pages:
-            return pages
-        # First use: one page covering every key; summaries() cuts it by count.
-        try:
-            with transaction.atomic(using=self.db):
-                self.model.objects.using(self.db).create(section=self.section, number=1)
-        except IntegrityError:
-            pass  # another process created it first
-        return list(self.model.objects.using(self.db).filter(section=self.section))
 
     def _key(self, text: str | None) -> Any:
         return None if text is None else self.pk_field.to_python(text)
 
-    def _range_q(self, page: SitemapPage, span: KeySpan | None = None) -> Q:
+    def _range_q(self, page: Page, span: KeySpan | None = None) -> Q:
         """The rows of ``page``, or of ``span`` within it.
 
         One bound per side: a span's bounds lie within the page's, and
@@ -140,20 +122,25 @@ class KeysetPages:
         return q
 
     def page_queryset(self, number: int, span: KeySpan | None = None) -> QuerySet[Any]:
-        """The rows of page ``number`` (or of ``span`` within it) in key order.
-
-        Raises PageNotFound.
-        """
+        """The rows of page ``number`` (or of ``span`` within it) in key order; or PageNotFound."""
         if number < 1:
             raise PageNotFound(number)
-        manager = self.model.objects.using(self.db)
-        page = manager.filter(section=self.section, number=number).first()
+        page = page_table().page(self.section, number)
         if page is None and number == 1:
-            # Page 1 asked for before the section was ever paginated.
-            page = next((p for p in self._pages() if p.number == 1), None)
+            # Cut in memory or not, page 1 starts with the section's first row.
+            page = FIRST_PAGE
+        if page is None and not cuts_recorded_here():
+            # A page cut in memory, where no process recorded it, or none. Where
+            # cuts are recorded, a page the table lacks does not exist: a
+            # made-up number must not cost a scan of the section.
+            page = next((p for p in self.pages() if p.number == number), None)
         if page is None:
             raise PageNotFound(number)
         return self.queryset.filter(self._range_q(page, span)).order_by("pk")
+
+    def pages(self) -> list[Page]:
+        """The section's pages in number order, those past ``limit`` rows cut."""
+        return self._settle({}, parallel=False)[0]
 
     # -- the index -----------------------------------------------------------
 
@@ -162,7 +149,7 @@ class KeysetPages:
     ) -> list[PageSummary]:
         """Every non-empty page with its row count and newest lastmod.
 
-        Splits pages that grew past ``limit`` first, so the result never names
+        Cuts pages that grew past ``limit`` first, so the result never names
         a page that would have to be cut short. ``segment_cuts`` (an
         incremental build's record of where each page's segments end, by page
         number) asks for the same figures per segment, in the same scan, for
@@ -171,31 +158,51 @@ class KeysetPages:
         RangeAggregator).
         """
         cuts = segment_cuts or {}
-        pages = self._pages()
-        stats = self._aggregate(pages, cuts, parallel)
-        overfull = [page for page in pages if stats[page.number][0].count > self.limit]
-        if overfull:
-            for page in overfull:
-                self._split_by_count(page)
-            pages = self._pages()
-            stats = self._aggregate(pages, cuts, parallel)
+        pages, figures, changed = self._settle(cuts, parallel)
+        if changed:
+            figures.update(self._aggregate(changed, cuts, parallel))
         return [
             PageSummary(
                 number=page.number,
-                count=stats[page.number][0].count,
-                lastmod=stats[page.number][0].lastmod,
-                segments=stats[page.number][1],
+                count=figures[page.number][0].count,
+                lastmod=figures[page.number][0].lastmod,
+                segments=figures[page.number][1],
             )
-            for page in sorted(pages, key=lambda p: p.number)
-            if stats[page.number][0].count > 0
+            for page in pages
+            if figures[page.number][0].count > 0
         ]
+
+    def _settle(
+        self, segment_cuts: Mapping[int, Sequence[str]], parallel: bool
+    ) -> tuple[list[Page], Figures, list[Page]]:
+        """The pages, overfull ones cut; the figures of the pages as read; the pages cut.
+
+        The cuts are recorded where the connection can write, and kept in
+        memory all the same (a replica may not show them yet). When another
+        process recorded cuts since the pages were read, its cuts stand: read
+        again where they were written, and cut anew.
+        """
+        table = page_table()
+        for _attempt in range(3):
+            recorded = table.pages(self.section)
+            pages = recorded or [FIRST_PAGE]
+            figures = self._aggregate(pages, segment_cuts, parallel)
+            overfull = [page for page in pages if figures[page.number][0].count > self.limit]
+            if not overfull:
+                return pages, figures, []
+            cut = self._cut(pages, overfull)
+            table = page_table(write=True)
+            if table.record(self.section, recorded, cut) is not Recording.CONFLICT:
+                break
+        unchanged = set(pages)
+        return cut, figures, [page for page in cut if page not in unchanged]
 
     def _aggregate(
         self,
-        pages: Sequence[SitemapPage],
+        pages: Sequence[Page],
         segment_cuts: Mapping[int, Sequence[str]],
         parallel: bool = False,
-    ) -> dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]]:
+    ) -> Figures:
         """Row count and newest lastmod of each page, and of its segments where asked.
 
         A page with cuts in ``segment_cuts`` that all lie within its range is
@@ -224,17 +231,14 @@ class KeysetPages:
         by_page: dict[int, list[RangeStats]] = {page.number: [] for page in pages}
         for owner, range_stats in zip(owners, aggregator.stats(ranges), strict=True):
             by_page[owner].append(range_stats)
-        result: dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]] = {}
+        result: Figures = {}
         for number, parts in by_page.items():
             lastmods = [part.lastmod for part in parts if part.lastmod is not None]
-            whole = RangeStats(
-                sum(part.count for part in parts),
-                max(lastmods) if lastmods else None,
-            )
+            whole = RangeStats(sum(part.count for part in parts), max(lastmods, default=None))
             result[number] = (whole, tuple(parts) if number in segmented else None)
         return result
 
-    def _cuts_within(self, cuts: Sequence[str], page: SitemapPage) -> bool:
+    def _cuts_within(self, cuts: Sequence[str], page: Page) -> bool:
         """Whether every cut key lies in the page's range ``[start, end)``.
 
         A page split since its segments were cut may end below some of them.
@@ -248,49 +252,48 @@ class KeysetPages:
 
     # -- splitting -----------------------------------------------------------
 
-    def _split_by_count(self, page: SitemapPage) -> None:
-        """Cut ``page`` every ``limit`` rows; each cut is an index range scan."""
-        current: SitemapPage | None = page
-        while current is not None:
-            keys = (
-                self.queryset.filter(self._range_q(current))
-                .order_by("pk")
-                .values_list("pk", flat=True)[self.limit : self.limit + 1]
-            )
-            cut = next(iter(keys), None)
-            if cut is None:
-                return
-            current = self.split(current, cut)
+    def _cut(self, pages: Sequence[Page], overfull: Sequence[Page]) -> list[Page]:
+        """``pages`` with each of ``overfull`` cut every ``limit`` rows, in memory.
 
-    def split(self, page: SitemapPage | int, at_key: Any) -> SitemapPage | None:
-        """Split a page at ``at_key``: the rows from that key on become a new last page.
-
-        Returns the new page, or None when another process changed the page
-        meanwhile (its own split then stands).
+        The rows above each cut become a new page with the next free number;
+        each cut is an index range scan.
         """
-        number = page if isinstance(page, int) else page.number
-        key_text = str(at_key)
-        for _attempt in range(3):
-            try:
-                with transaction.atomic(using=self.db):
-                    manager = self.model.objects.using(self.db)
-                    current = manager.select_for_update().get(section=self.section, number=number)
-                    if not isinstance(page, int) and (
-                        current.start_key != page.start_key or current.end_key != page.end_key
-                    ):
-                        return None
-                    if current.start_key == key_text:
-                        return None  # nothing below the cut: not a split
-                    last = manager.filter(section=self.section).aggregate(m=Max("number"))["m"]
-                    new_page = manager.create(
-                        section=self.section,
-                        number=last + 1,
-                        start_key=key_text,
-                        end_key=current.end_key,
-                    )
-                    current.end_key = key_text
-                    current.save(update_fields=["end_key"])
-                    return new_page
-            except IntegrityError:
-                continue  # a concurrent split took that number; try the next one
-        return None
+        result = {page.number: page for page in pages}
+        last = max(result)
+        for page in overfull:
+            current = page
+            while (key := self._cut_key(current)) is not None:
+                last += 1
+                result[current.number] = replace(current, end_key=key)
+                current = Page(last, key, current.end_key)
+                result[last] = current
+        return [result[number] for number in sorted(result)]
+
+    def _cut_key(self, page: Page) -> str | None:
+        """The key of the row past the first ``limit`` of ``page``, if it has one."""
+        rows = self.queryset.filter(self._range_q(page)).order_by("pk")
+        keys = rows.values_list("pk", flat=True)[self.limit : self.limit + 1]
+        key = next(iter(keys), None)
+        return None if key is None else str(key)
+
+    def split(self, number: int, at_key: Any) -> bool:
+        """Record that page ``number`` ends before ``at_key``, as its file could not hold it.
+
+        The rows from ``at_key`` on become a new last page. Returns whether
+        the recorded pages changed since the page was read to be rendered (by
+        this split or another process's), so cached files naming them can go.
+        """
+        table = page_table(write=True)
+        recorded = table.pages(self.section)
+        pages = recorded or [FIRST_PAGE]
+        page = next((p for p in pages if p.number == number), None)
+        key = str(at_key)
+        if page is None or page.start_key == key:
+            return False  # cut in memory only; or nothing below the cut
+        if not self.queryset.filter(self._range_q(page), pk=at_key).exists():
+            return True  # split meanwhile, at or below the key
+        new = Page(pages[-1].number + 1, key, page.end_key)
+        after = [*(replace(p, end_key=key) if p is page else p for p in pages), new]
+        # On a conflict the other process's change stands; a page that still
+        # does not fit is split at its next render.
+        return table.record(self.section, recorded, after) is not Recording.REFUSED

@@ -26,7 +26,7 @@ from django_sitemapkit.deflate import Piece
 from django_sitemapkit.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.pages import KeysetPages, KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.urltemplates import UrlTemplate
-from django_sitemapkit.w3c import W3C_DATETIME_LENGTH, format_lastmod, later, to_aware
+from django_sitemapkit.w3c import format_lastmod, is_w3c_datetime, later, to_aware
 from django_sitemapkit.writer import (
     CHANGEFREQS,
     MAX_BYTES_PER_FILE,
@@ -131,7 +131,7 @@ class EntryFactory:
             # Already in the site's zone (database values usually are): the
             # common case, without the general conversion's calls.
             text = value.isoformat(timespec="seconds")
-            if len(text) == W3C_DATETIME_LENGTH and text[20:] <= "14:00":
+            if is_w3c_datetime(text):
                 return text
         return format_lastmod(value, self.tz, date_only=self.date_only)
 
@@ -630,9 +630,10 @@ class ModelSitemap(Sitemap):
     def page_overflowed(self, number: int, key: Any) -> None:
         from django_sitemapkit.cache import invalidate_sections
 
-        self.keyset_pages().split(number, key)
-        # The index must now list the new page: drop its cached copy.
-        invalidate_sections([self.name])
+        if self.keyset_pages().split(number, key):
+            # The index must now list the new page: drop its cached copy. Not
+            # where nothing could be recorded: every render would drop it again.
+            invalidate_sections([self.name])
 
 
 def raw_lastmod_converter(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,8 +13,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.build import Builder
+from django_sitemapkit.cache import get_cache, section_tokens
 from django_sitemapkit.models import SitemapPage
-from django_sitemapkit.pages import PageNotFound
+from django_sitemapkit.pages import KeysetPages, PageNotFound
+from django_sitemapkit.pagetable import Page, PageManager, Recording
+from django_sitemapkit.registry import SitemapRegistry
 from django_sitemapkit.rendering import render_index, render_page
 from tests.testapp.models import Article, Document
 from tests.utils import parse_index, parse_urlset
@@ -206,4 +213,161 @@ def test_unknown_pages(sitemaps: Any) -> None:
         render_page("testapp-article", 2, base_url=BASE)
     with pytest.raises(PageNotFound):
         render_page("testapp-article", 0, base_url=BASE)
-    assert SitemapPage.objects.filter(section="testapp-article").count() == 1
+    # Nothing is recorded for a section that was never cut.
+    assert not SitemapPage.objects.filter(section="testapp-article").exists()
+
+
+def test_a_made_up_page_number_costs_no_scan_of_the_section(sitemaps: Any) -> None:
+    make_articles(30)
+    register_articles(limit=10)
+    render_index(base_url=BASE)  # records the cuts
+    article_table = Article._meta.db_table
+    with CaptureQueriesContext(connection) as queries, pytest.raises(PageNotFound):
+        render_page("testapp-article", 99_999, base_url=BASE)
+    assert not [q["sql"] for q in queries.captured_queries if article_table in q["sql"]]
+
+
+# -- where pages are recorded -------------------------------------------------
+
+
+@contextmanager
+def read_only() -> Iterator[None]:
+    """As a process whose database refuses writes to the page table."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PageManager, "writable", lambda self: False)
+        yield
+
+
+def article_pages(sitemaps: SitemapRegistry) -> KeysetPages:
+    sitemap = sitemaps.get("testapp-article")
+    assert isinstance(sitemap, sitemapkit.ModelSitemap)
+    return sitemap.keyset_pages()
+
+
+def recorded() -> list[Page]:
+    return SitemapPage.objects.pages("testapp-article")
+
+
+def key(slug: str) -> int:
+    return Article.objects.get(slug=slug).pk
+
+
+def test_pages_cut_in_memory_are_the_pages_recorded(sitemaps: SitemapRegistry) -> None:
+    make_articles(25)
+    register_articles()
+    with read_only():
+        in_memory = article_pages(sitemaps).pages()
+        served = snapshot()
+    assert not recorded()
+    assert [page.number for page in in_memory] == [1, 2, 3]
+    assert article_pages(sitemaps).pages() == recorded() == in_memory
+    assert snapshot() == served
+
+
+def test_recorded_pages_are_cut_in_memory_as_they_would_be_recorded(
+    sitemaps: SitemapRegistry,
+) -> None:
+    make_articles(40, published=lambda i: i != 15)
+    register_articles()
+    snapshot()
+    before = recorded()
+    Article.objects.filter(slug="a15").update(published=True)  # page 2 holds 11 rows
+    make_articles(25, start=40)  # the last page 34
+    with read_only():
+        in_memory = article_pages(sitemaps).pages()
+        served = snapshot()
+    assert recorded() == before
+    assert [page.number for page in in_memory] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert in_memory[4] == Page(5, str(key("a20")), str(key("a21")))
+    assert article_pages(sitemaps).pages() == recorded() == in_memory
+    assert snapshot() == served
+
+
+def test_a_build_records_the_pages(
+    sitemaps: SitemapRegistry, settings: Any, tmp_path: Path
+) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
+    make_articles(25)
+    register_articles()
+    with read_only():
+        in_memory = article_pages(sitemaps).pages()
+    Builder().run()
+    assert recorded() == in_memory
+
+
+def test_a_recording_fails_whole_where_another_process_changed_the_pages() -> None:
+    table = SitemapPage.objects
+    first_cut = [Page(1, None, "10"), Page(2, "10", None)]
+    assert table.record("s", [], first_cut) is Recording.RECORDED
+    # Read before that cut, and cut elsewhere: page 1 is taken.
+    assert table.record("s", [], [Page(1, None, "12"), Page(2, "12", None)]) is Recording.CONFLICT
+    second_cut = [*first_cut[:1], Page(2, "10", "20"), Page(3, "20", None)]
+    assert table.record("s", first_cut, second_cut) is Recording.RECORDED
+    # Read before the second cut: page 2 no longer ends where it was read.
+    other_cut = [*first_cut[:1], Page(2, "10", "30"), Page(3, "30", None)]
+    assert table.record("s", first_cut, other_cut) is Recording.CONFLICT
+    assert table.pages("s") == second_cut
+
+
+def test_the_index_adopts_cuts_another_process_recorded_meanwhile(
+    sitemaps: SitemapRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_articles(25)
+    register_articles()
+    # Recorded by another process after this one read the table (empty).
+    cut = str(key("a5"))
+    SitemapPage.objects.record("testapp-article", [], [Page(1, None, cut), Page(2, cut, None)])
+    read = PageManager.pages
+    reads: list[str] = []
+
+    def stale_first_read(table: PageManager, section: str) -> list[Page]:
+        reads.append(section)
+        return [] if len(reads) == 1 else read(table, section)
+
+    monkeypatch.setattr(PageManager, "pages", stale_first_read)
+    pages = article_pages(sitemaps).pages()
+    monkeypatch.undo()
+    assert pages == recorded()
+    assert pages == [
+        Page(1, None, cut),
+        Page(2, cut, str(key("a15"))),
+        Page(3, str(key("a15")), None),
+    ]
+
+
+def test_a_page_split_meanwhile_is_not_split_again(sitemaps: SitemapRegistry) -> None:
+    make_articles(30)
+    register_articles()
+    snapshot()
+    pages = article_pages(sitemaps)
+    assert pages.split(1, key("a5"))
+    after = recorded()
+    assert after[0] == Page(1, None, str(key("a5")))
+    assert after[-1] == Page(4, str(key("a5")), str(key("a10")))
+    # Renders that read page 1 before that split: at the same key, or above.
+    assert pages.split(1, key("a5"))
+    assert pages.split(1, key("a8"))
+    assert recorded() == after
+    with read_only():
+        assert not pages.split(2, key("a15"))
+    assert recorded() == after
+
+
+def test_a_read_only_process_keeps_its_cache_when_a_page_does_not_fit(
+    sitemaps: SitemapRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("django_sitemapkit.sitemaps.MAX_BYTES_PER_FILE", 4000)
+    Article.objects.bulk_create(Article(slug=f"{i}-" + "x" * 300, updated_at=T0) for i in range(30))
+    register_articles(limit=50)
+    cache = get_cache()
+    assert cache is not None
+    tokens = section_tokens(cache, ["testapp-article"])
+    with read_only():
+        content = render_page("testapp-article", 1, base_url=BASE).content
+    # Dropping the cached files would not list the rest: every render would drop them.
+    assert section_tokens(cache, ["testapp-article"]) == tokens
+    assert not recorded()
+    # A process that can write records the cut, and the index must list the new page.
+    assert render_page("testapp-article", 1, base_url=BASE).content == content
+    assert section_tokens(cache, ["testapp-article"]) != tokens
+    assert [page.number for page in recorded()] == [1, 2]
