@@ -48,6 +48,7 @@ class FusedRows:
         url_columns: int,
         lastmod_column: int | None,
         lastmod_text: Callable[[Any], str | None],
+        unique_values: bool = False,
     ) -> None:
         # Sequences of URL values longer than one go through the general path.
         self.factory = factory
@@ -57,6 +58,10 @@ class FusedRows:
         self.url_columns = url_columns
         self.lastmod_column = lastmod_column
         self.lastmod_text = lastmod_text
+        # The URL's one value is a unique column: rows written here cannot
+        # repeat a location, so they are only checked once a row of the
+        # general path, whose normalisation might meet one of theirs, came.
+        self.unique_values = unique_values
 
     @classmethod
     def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FusedRows | None:
@@ -89,6 +94,7 @@ class FusedRows:
             url_columns,
             None if field is None else 1 + url_columns,
             _lastmod_text(factory, db_is_utc=sitemap.database_is_utc()),
+            unique_values=sitemap.url_values_unique(),
         )
 
     def render(
@@ -104,6 +110,7 @@ class FusedRows:
         lastmod_text = self.lastmod_text
         add = writer.add_xml
         locs = writer.locs
+        tracking = not self.unique_values
         # The newest lastmod is tracked as the raw value of the rows written
         # here (all of one type) and, apart, as converted values of the rows
         # the general path wrote; the two meet once, at the end.
@@ -132,14 +139,18 @@ class FusedRows:
                     writer.skip()
                     continue
                 loc = factory.last_loc
-            if loc in locs:
+                if not tracking:
+                    locs.update(writer.written_locs())
+                    tracking = True
+            if tracking and loc in locs:
                 factory.skip_duplicate(row, loc)
                 writer.skip()
                 continue
             if not add(xml, row[0]):
                 overflow_key = row[0]
                 break
-            locs.add(loc)
+            if tracking:
+                locs.add(loc)
             if general:
                 newest_general = later(newest_general, factory.last_lastmod, factory.tz)
             elif raw is not None and (newest_raw is None or raw > newest_raw):

@@ -595,6 +595,18 @@ class ModelSitemap(Sitemap):
             server_side=span is None,
         )
 
+    def url_values_unique(self) -> bool:
+        """Whether the one field filling the URL pattern is unique: no two rows share a URL."""
+        assert self.model is not None
+        if len(self.url_kwargs) != 1:
+            return False
+        [name] = self.url_kwargs.values()
+        try:
+            field = self.model._meta.get_field(name)
+        except FieldDoesNotExist:
+            return name == "pk"
+        return bool(getattr(field, "unique", False))
+
     def database_is_utc(self) -> bool:
         """Whether the database hands out (or stores) datetimes in UTC."""
         connection = connections[self.get_queryset().db]

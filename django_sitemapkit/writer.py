@@ -147,6 +147,23 @@ class UrlsetWriter(_FileWriter):
             segment_entries=segment_entries,
         )
 
+    def written_locs(self) -> set[str]:
+        """Every location written so far, read back from the file's own text.
+
+        For a caller that did not keep ``locs`` while it knew its locations
+        could not repeat, and now meets one that might.
+        """
+        text = b"".join(self._segments).decode() + "".join(self._batch)
+        return {_unescape(loc) for loc in _LOC.findall(text)}
+
+
+_LOC = re.compile(r"<loc>([^<]*)</loc>")
+_UNESCAPES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"&(?:amp|lt|gt|quot|apos);", lambda m: _UNESCAPES[m.group()], value)
+
 
 class IndexWriter(_FileWriter):
     """Writes one ``<sitemapindex>``; raises IndexFull rather than overflow."""

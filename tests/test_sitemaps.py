@@ -10,7 +10,7 @@ import pytest
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.rendering import render_index, render_page
-from tests.testapp.models import Article, Author, Event, Tag
+from tests.testapp.models import Article, Author, Event, Product, Tag
 from tests.utils import parse_index, parse_urlset
 
 pytestmark = pytest.mark.django_db
@@ -484,3 +484,38 @@ def test_an_item_whose_changefreq_fails_is_skipped_alone(sitemaps: Any) -> None:
     rendered = render_page("misc", 1, base_url=BASE)
     assert [e.loc for e in parse_urlset(rendered.content)] == [f"{BASE}/b/"]
     assert rendered.skipped == 1
+
+
+@pytest.mark.parametrize(
+    "slugs",
+    [
+        ["b", "a/../b", "c", "x/./../c"],
+        ["a/../b", "b", "x/./../c", "c"],
+    ],
+    ids=["fast-path-row-first", "general-row-first"],
+)
+def test_a_unique_column_still_lists_a_normalised_url_once(sitemaps: Any, slugs: list[str]) -> None:
+    # Rows of a unique slug cannot repeat a URL among themselves, so the fast
+    # path does not track them until a row its fused loop cannot write comes:
+    # "a/../b" and "x/./../c" are "b" and "c" once normalised.
+    class Slow(sitemapkit.ModelSitemap):
+        model = Product
+
+    class Fast(Slow):
+        url_name = "product-detail"
+        url_kwargs = {"slug": "slug"}
+
+    sitemapkit.register(section="slow")(Slow)
+    sitemapkit.register(section="fast")(Fast)
+    Product.objects.bulk_create(
+        Product(slug=slug, updated_at=T0 + datetime.timedelta(days=i))
+        for i, slug in enumerate(slugs)
+    )
+    fast = render_page("fast", 1, base_url=BASE)
+    slow = render_page("slow", 1, base_url=BASE)
+    assert fast.content == slow.content
+    assert sorted(e.loc for e in parse_urlset(fast.content)) == [
+        f"{BASE}/products/b",
+        f"{BASE}/products/c",
+    ]
+    assert fast.skipped == slow.skipped == 2

@@ -16,6 +16,7 @@ urlpatterns = [
     path("caf\u00e9/<str:slug>/", views.detail, name="article-cafe"),
     re_path(r"^legacy/(?P<slug>[^/]+)/$", views.detail, name="article-legacy"),
     path("authors/<int:pk>/", views.detail, name="author-detail"),
+    path("products/<path:slug>", views.detail, name="product-detail"),
     path("robots.txt", robots_txt),
     path("", include("django_sitemapkit.urls")),
 ]

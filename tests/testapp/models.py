@@ -52,3 +52,13 @@ class Document(models.Model):
 
     def get_absolute_url(self) -> str:
         return f"/documents/{self.id}/"
+
+
+class Product(models.Model):
+    """A unique slug filling a path converter at the end of its URL."""
+
+    slug = models.CharField(max_length=200, unique=True)
+    updated_at = models.DateTimeField()
+
+    def get_absolute_url(self) -> str:
+        return reverse("product-detail", kwargs={"slug": self.slug})
