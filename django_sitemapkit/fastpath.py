@@ -119,8 +119,7 @@ class FusedRows:
         newest_general: Lastmod | None = None
         overflow_key = None
         for row in rows:
-            xml = None
-            raw = None
+            xml = raw = None
             value = row[1]
             if single and value.__class__ is str and _PLAIN_VALUE(value):
                 loc = base + first + value + second

@@ -15,13 +15,9 @@ import enum
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.apps import apps
 from django.db import DatabaseError, IntegrityError, connections, models, router, transaction
-
-if TYPE_CHECKING:
-    from django_sitemapkit.models import SitemapPage
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -69,7 +65,7 @@ _WRITABLE = {
 }
 
 
-class PageManager(models.Manager["SitemapPage"]):
+class PageManager(models.Manager[models.Model]):
     """Reads and records sections' pages; without ``db_manager()``, on the router's database."""
 
     def pages(self, section: str) -> list[Page]:
@@ -115,7 +111,7 @@ class PageManager(models.Manager["SitemapPage"]):
             return Recording.REFUSED
         db = self._db or router.db_for_write(self.model)
         read = {page.number: page for page in before}
-        new: list[SitemapPage] = [
+        new: list[models.Model] = [
             self.model(section=section, number=p.number, start_key=p.start_key, end_key=p.end_key)
             for p in after
             if p.number not in read

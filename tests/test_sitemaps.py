@@ -313,6 +313,18 @@ def test_a_span_is_read_without_a_server_side_cursor(
     assert chunked == [1]
 
 
+def register_articles(*, fast: bool) -> None:
+    """Articles through get_absolute_url(), or on the fast path."""
+
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        pass
+
+    if fast:
+        ArticleSitemap.url_name = "article-detail"
+        ArticleSitemap.url_kwargs = {"slug": "slug"}
+    sitemapkit.register(Article, ArticleSitemap)
+
+
 # Spellings of one URL that location() may return: each one is listed once.
 EQUIVALENT_SPELLINGS = [
     "/x",
@@ -340,13 +352,7 @@ def test_equivalent_spellings_of_a_url_are_listed_once(
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fast-path", "get_absolute_url"])
 def test_rows_sharing_a_url_are_listed_once(sitemaps: Any, fast: bool) -> None:
-    class ArticleSitemap(sitemapkit.ModelSitemap):
-        pass
-
-    if fast:
-        ArticleSitemap.url_name = "article-detail"
-        ArticleSitemap.url_kwargs = {"slug": "slug"}
-    sitemapkit.register(Article, ArticleSitemap)
+    register_articles(fast=fast)
     slugs = ["a", "b", "a", "c", "b", "a", "d"]
     Article.objects.bulk_create(
         Article(slug=slug, updated_at=T0 + datetime.timedelta(days=i))
@@ -412,13 +418,7 @@ def test_a_lastmod_the_time_zone_cannot_hold_costs_only_that_entrys_lastmod(
 ) -> None:
     settings.TIME_ZONE = zone
 
-    class ArticleSitemap(sitemapkit.ModelSitemap):
-        pass
-
-    if fast:
-        ArticleSitemap.url_name = "article-detail"
-        ArticleSitemap.url_kwargs = {"slug": "slug"}
-    sitemapkit.register(Article, ArticleSitemap)
+    register_articles(fast=fast)
     Article.objects.create(slug="ok", updated_at=T0)
     for i, value in enumerate(extreme):
         Article.objects.create(slug=f"extreme{i}", updated_at=value)
