@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from xml.sax.saxutils import unescape
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_ENTRIES_PER_FILE = 50_000
@@ -154,15 +155,12 @@ class UrlsetWriter(_FileWriter):
         could not repeat, and now meets one that might.
         """
         text = b"".join(self._segments).decode() + "".join(self._batch)
-        return {_unescape(loc) for loc in _LOC.findall(text)}
+        return {unescape(loc, _QUOTES) for loc in _LOC.findall(text)}
 
 
 _LOC = re.compile(r"<loc>([^<]*)</loc>")
-_UNESCAPES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
-
-
-def _unescape(value: str) -> str:
-    return re.sub(r"&(?:amp|lt|gt|quot|apos);", lambda m: _UNESCAPES[m.group()], value)
+# What escape() writes beyond the three entities unescape() reads by default.
+_QUOTES = {"&quot;": '"', "&apos;": "'"}
 
 
 class IndexWriter(_FileWriter):

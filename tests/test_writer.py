@@ -172,3 +172,12 @@ def test_an_empty_file_has_head_and_tail_only() -> None:
     writer = UrlsetWriter()
     assert len(writer.chunks()) == 2
     assert writer.segment_cuts == []
+
+
+def test_written_locations_read_back_as_they_were_given() -> None:
+    writer = UrlsetWriter(segment_entries=2)
+    locs = ["https://x.test/a?b=1&c='2'", 'https://x.test/"q"', "https://x.test/&amp;"]
+    for loc in locs:
+        writer.add_xml(f"<url><loc>{escape(loc)}</loc></url>\n")
+    # Two entries sit in a finished segment, the third in the one being written.
+    assert writer.written_locs() == set(locs)
