@@ -39,7 +39,7 @@ from typing import Any
 from django.db import models
 from django.db.models import Q, QuerySet
 
-from django_sitemapkit.pagetable import FIRST_PAGE, Page, Recording, cuts_recorded_here, page_table
+from django_sitemapkit.pagetable import FIRST_PAGE, Page, Recording, page_table
 from django_sitemapkit.rangestats import Bound, KeyRange, RangeAggregator, RangeStats
 
 # Row count and newest lastmod of each page, and of its segments where asked.
@@ -129,10 +129,8 @@ class KeysetPages:
         if page is None and number == 1:
             # Cut in memory or not, page 1 starts with the section's first row.
             page = FIRST_PAGE
-        if page is None and not cuts_recorded_here():
-            # A page cut in memory, where no process recorded it, or none. Where
-            # cuts are recorded, a page the table lacks does not exist: a
-            # made-up number must not cost a scan of the section.
+        if page is None:
+            # A page cut in memory, where no process recorded it; or none.
             page = next((p for p in self.pages() if p.number == number), None)
         if page is None:
             raise PageNotFound(number)

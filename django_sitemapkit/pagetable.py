@@ -143,13 +143,3 @@ def page_table(*, write: bool = False) -> PageManager:
     model = apps.get_model("django_sitemapkit", "SitemapPage")
     db = router.db_for_write(model) if write else router.db_for_read(model)
     return model._default_manager.db_manager(db)
-
-
-def cuts_recorded_here() -> bool:
-    """Whether the cuts this process makes are recorded where it reads them.
-
-    Not where reads go to a replica, nor (as far as PostgreSQL tells without
-    a write) where the role may not write the table.
-    """
-    read, write = page_table(), page_table(write=True)
-    return read.db == write.db and write.writable()

@@ -217,16 +217,6 @@ def test_unknown_pages(sitemaps: Any) -> None:
     assert not SitemapPage.objects.filter(section="testapp-article").exists()
 
 
-def test_a_made_up_page_number_costs_no_scan_of_the_section(sitemaps: Any) -> None:
-    make_articles(30)
-    register_articles(limit=10)
-    render_index(base_url=BASE)  # records the cuts
-    article_table = Article._meta.db_table
-    with CaptureQueriesContext(connection) as queries, pytest.raises(PageNotFound):
-        render_page("testapp-article", 99_999, base_url=BASE)
-    assert not [q["sql"] for q in queries.captured_queries if article_table in q["sql"]]
-
-
 # -- where pages are recorded -------------------------------------------------
 
 
