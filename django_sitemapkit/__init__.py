@@ -1,6 +1,5 @@
 """django-sitemapkit: sitemaps.org sitemaps for Django, at any size."""
 
-from django_sitemapkit.invalidation import invalidate
 from django_sitemapkit.registry import (
     AlreadyRegistered,
     NotRegistered,
@@ -9,6 +8,7 @@ from django_sitemapkit.registry import (
     register,
     registry,
 )
+from django_sitemapkit.serving.invalidation import invalidate
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 
 __all__ = [

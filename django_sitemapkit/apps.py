@@ -14,7 +14,7 @@ class SimpleSitemapkitConfig(AppConfig):
 
     def ready(self) -> None:
         from django_sitemapkit import checks as sitemap_checks
-        from django_sitemapkit.invalidation import on_model_change
+        from django_sitemapkit.serving.invalidation import on_model_change
 
         checks.register(sitemap_checks.check_settings, "sitemapkit")
         checks.register(sitemap_checks.check_sitemaps, "sitemapkit")

@@ -28,10 +28,10 @@ from django_sitemapkit.conf import (
     base_url,
     clean_base_url,
 )
-from django_sitemapkit.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit.protocol.writer import CHANGEFREQS, MAX_ENTRIES_PER_FILE
 from django_sitemapkit.registry import SECTION_NAME_RE, registry
 from django_sitemapkit.sitemaps import ModelSitemap, _valid_priority
-from django_sitemapkit.writer import CHANGEFREQS, MAX_ENTRIES_PER_FILE
 
 
 def check_settings(

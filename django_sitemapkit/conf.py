@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from django_sitemapkit.locations import DEFAULT_STRIP_PARAMS, parse_base_url
+from django_sitemapkit.protocol.locations import DEFAULT_STRIP_PARAMS, parse_base_url
 
 if TYPE_CHECKING:
     from django.http import HttpRequest

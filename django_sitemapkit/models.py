@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from django_sitemapkit.pagetable import PageManager
+from django_sitemapkit.engine.pagetable import PageManager
 
 
 class SitemapPage(models.Model):

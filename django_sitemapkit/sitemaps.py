@@ -22,12 +22,12 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 
-from django_sitemapkit.deflate import Piece
-from django_sitemapkit.locations import InvalidLocation, LocationBuilder
-from django_sitemapkit.pages import KeysetPages, KeySpan, PageNotFound, PageSummary
-from django_sitemapkit.urltemplates import UrlTemplate
-from django_sitemapkit.w3c import format_lastmod, is_w3c_datetime, later, to_aware
-from django_sitemapkit.writer import (
+from django_sitemapkit.engine.pages import KeysetPages, KeySpan, PageNotFound, PageSummary
+from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.protocol.deflate import Piece
+from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
+from django_sitemapkit.protocol.w3c import format_lastmod, is_w3c_datetime, later, to_aware
+from django_sitemapkit.protocol.writer import (
     CHANGEFREQS,
     MAX_BYTES_PER_FILE,
     MAX_ENTRIES_PER_FILE,
@@ -620,7 +620,7 @@ class ModelSitemap(Sitemap):
         writer: UrlsetWriter,
         span: KeySpan | None = None,
     ) -> tuple[Lastmod | None, Any]:
-        from django_sitemapkit.fastpath import FusedRows
+        from django_sitemapkit.engine.fastpath import FusedRows
 
         fused = FusedRows.prepare(self, factory) if self.uses_fast_path else None
         if fused is None:
@@ -640,7 +640,7 @@ class ModelSitemap(Sitemap):
         return isinstance(pk, models.IntegerField)
 
     def page_overflowed(self, number: int, key: Any) -> None:
-        from django_sitemapkit.cache import invalidate_sections
+        from django_sitemapkit.serving.cache import invalidate_sections
 
         if self.keyset_pages().split(number, key):
             # The index must now list the new page: drop its cached copy. Not

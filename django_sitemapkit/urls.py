@@ -2,7 +2,7 @@
 
 from django.urls import re_path
 
-from django_sitemapkit import views
+from django_sitemapkit.serving import views
 
 app_name = "sitemapkit"
 

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.build import Builder
+from django_sitemapkit.building.builder import Builder
 from django_sitemapkit.models import SitemapPage
 from tests.rfc3986 import is_sitemap_url
 from tests.testapp.models import Article, Event

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.rendering import render_index, render_page
+from django_sitemapkit.engine.rendering import render_index, render_page
 from tests.testapp.models import Article, Author, Event, Product, Tag
 from tests.utils import parse_index, parse_urlset
 
@@ -283,8 +283,8 @@ def test_a_span_is_read_without_a_server_side_cursor(
 ) -> None:
     from django.db import connection
 
-    from django_sitemapkit.pages import KeySpan
-    from django_sitemapkit.rendering import make_context
+    from django_sitemapkit.engine.pages import KeySpan
+    from django_sitemapkit.engine.rendering import make_context
 
     @sitemapkit.register(Article)
     class Fast(sitemapkit.ModelSitemap):

@@ -1,7 +1,7 @@
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 
-from django_sitemapkit.robots import robots_txt
+from django_sitemapkit.serving.robots import robots_txt
 from tests.testapp import views
 
 urlpatterns = [

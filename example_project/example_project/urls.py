@@ -2,7 +2,7 @@ from django.urls import include, path, register_converter
 from django.views.generic import TemplateView
 
 from demo import views
-from django_sitemapkit.robots import robots_txt
+from django_sitemapkit.serving.robots import robots_txt
 
 
 class UnicodeSlugConverter:

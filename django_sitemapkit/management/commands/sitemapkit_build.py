@@ -7,10 +7,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.build import Builder, BuildError
-from django_sitemapkit.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
-from django_sitemapkit.publishing import BuildLocked, PublishError
-from django_sitemapkit.writer import IndexFull
+from django_sitemapkit.building.builder import Builder, BuildError
+from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
+from django_sitemapkit.protocol.writer import IndexFull
+from django_sitemapkit.publishing.publishers import BuildLocked, PublishError
 
 
 class Command(BaseCommand):

@@ -16,8 +16,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import NoReverseMatch
 
 from django_sitemapkit.conf import BaseUrlError, base_url, clean_base_url, get_settings
-from django_sitemapkit.rendering import index_path
-from django_sitemapkit.robots import (
+from django_sitemapkit.engine.rendering import index_path
+from django_sitemapkit.serving.robots import (
     Action,
     RobotsUpdate,
     decode,

@@ -1,0 +1,229 @@
+"""Incremental page renders: splice the segments whose rows changed into the old file.
+
+A page whose fingerprint changed is usually a page where a few rows were
+edited. Rendering and compressing its 50,000 entries again would cost the
+page's whole share of a full build. Instead, the build's scan of the section
+(the one that gives each page's row count and newest lastmod) counts each
+1,000-row segment of the previous render on its own too. Where every segment
+still holds as many rows as before, the segments with a lastmod later than the
+page's previous newest one hold the edits, and only they are rendered again.
+Their bytes, plain and compressed, replace the old ones; every other piece is
+copied from the published files (see writer.py and deflate.py for the pieces).
+
+The result is byte for byte what rendering the page whole gives -- a segment
+holds the same rows either way -- so this is only a shortcut, and the page is
+rendered whole whenever that could be untrue: a segment's row count changed (a
+deletion or insertion shifts every later segment), the page was split below
+its old segments, a re-rendered segment came out with another number of
+entries or skips or with other URLs (a file lists each URL once, which only
+the whole page can tell), the old files are missing or not what the manifest
+describes, the keys are of a type whose order only the database knows (text,
+UUIDs), or half the page changed anyway.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from django.db import models
+
+from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
+from django_sitemapkit.engine.rangestats import RangeStats
+from django_sitemapkit.engine.rendering import split_pieces
+from django_sitemapkit.protocol.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE, Piece, compress_piece
+from django_sitemapkit.protocol.w3c import to_aware
+from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, SEGMENT_ENTRIES
+from django_sitemapkit.publishing.publishers import FileRecord
+from django_sitemapkit.sitemaps import ModelSitemap, RenderContext, RenderedPage
+
+RenderSpan = Callable[[int, KeySpan], RenderedPage]
+# Each entry's location as the writer wrote it (escaped, so never holding "<").
+_LOC = re.compile(rb"<loc>([^<]*)</loc>")
+ReadFile = Callable[[str], Piece | None]
+
+
+def sitemap_can_splice(sitemap: ModelSitemap) -> bool:
+    """Splicing needs a datetime lastmod (a date cannot tell edits of one day apart)
+    and keys that Python orders as the database does (integers)."""
+    return isinstance(sitemap.get_lastmod_field(), models.DateTimeField) and (
+        sitemap.keys_sort_alike()
+    )
+
+
+def can_splice(record: FileRecord | None, *, gzip: bool) -> bool:
+    """Whether the previous build left what splicing ``record``'s page needs."""
+    if record is None or record.layout is None or record.fingerprint_lastmod() is None:
+        return False
+    layout = record.layout
+    segments = len(layout.cuts) + 1
+    return (
+        layout.segment_entries == SEGMENT_ENTRIES
+        and len(layout.skips) == segments
+        and len(layout.sizes) == segments + 2
+        and (not gzip or len(layout.gz_sizes) == segments + 2)
+    )
+
+
+def splice_pages(
+    records: dict[int, FileRecord],
+    summaries: dict[int, PageSummary],
+    context: RenderContext,
+    *,
+    read: ReadFile,
+    render: RenderSpan,
+    gzip: bool,
+) -> Iterator[tuple[int, RenderedPage | None]]:
+    """Each page of ``records`` that may be spliced, with its spliced page or None.
+
+    ``records`` holds the previous build's record of each page to try (each
+    passing ``can_splice``) and ``summaries`` each page's summary now, with
+    the row count and newest lastmod of each of its old segments (see
+    ``KeysetPages.summaries``); the pages given None, or not given at all,
+    must be rendered whole. Pages come one at a time, so a build holds one
+    page's bytes at once.
+    """
+    for number, record in records.items():
+        summary = summaries.get(number)
+        if summary is None or summary.segments is None:
+            continue  # gone, or split below its old segments since
+        dirty = edited_segments(record, summary.segments, context)
+        if dirty is not None:
+            yield number, _splice(number, record, dirty, context, read, render, gzip)
+
+
+def edited_segments(
+    record: FileRecord, segments: Sequence[RangeStats], context: RenderContext
+) -> list[int] | None:
+    """The positions of the segments of ``record``'s page whose rows were edited.
+
+    None unless every segment still holds the rows it held (a deletion or
+    insertion shifts every later segment; a row that left one segment while
+    another came to a second leaves the page's count alone but not theirs).
+    A segment was edited when it has a row whose lastmod is later than the
+    page's newest at its last render.
+    """
+    layout = record.layout
+    previous_newest = record.fingerprint_lastmod()
+    if layout is None or previous_newest is None or len(segments) != len(layout.cuts) + 1:
+        return None
+    entries = _segment_entries(record)
+    if entries is None:
+        return None
+    dirty = []
+    for position, stats in enumerate(segments):
+        if stats.count != entries[position] + layout.skips[position]:
+            return None
+        if stats.lastmod is not None and to_aware(stats.lastmod, context.tz) > previous_newest:
+            dirty.append(position)
+    return dirty
+
+
+def _segment_entries(record: FileRecord) -> list[int] | None:
+    """The entries each segment of the page listed: SEGMENT_ENTRIES each but the last."""
+    assert record.layout is not None
+    segments = len(record.layout.cuts) + 1
+    entries = [SEGMENT_ENTRIES] * (segments - 1)
+    entries.append(record.urls - SEGMENT_ENTRIES * (segments - 1))
+    return entries if 0 < entries[-1] <= SEGMENT_ENTRIES else None
+
+
+def _splice(
+    number: int,
+    record: FileRecord,
+    dirty: Sequence[int],
+    context: RenderContext,
+    read: ReadFile,
+    render: RenderSpan,
+    gzip: bool,
+) -> RenderedPage | None:
+    layout = record.layout
+    assert layout is not None
+    segments = len(layout.cuts) + 1
+    entries = _segment_entries(record)
+    if entries is None or not dirty or 2 * len(dirty) > segments:
+        return None
+
+    old_xml = read(record.name)
+    if old_xml is None or len(old_xml) != sum(layout.sizes) or len(old_xml) != record.size:
+        return None
+    pieces = split_pieces(old_xml, layout.sizes)
+    compressed: list[Piece] | None = None
+    if gzip:
+        old_gz = read(record.name + ".gz")
+        expected = len(GZIP_HEADER) + sum(layout.gz_sizes) + GZIP_TRAILER_SIZE
+        if old_gz is None or len(old_gz) != expected or old_gz[: len(GZIP_HEADER)] != GZIP_HEADER:
+            return None
+        compressed = split_pieces(old_gz[len(GZIP_HEADER) : -GZIP_TRAILER_SIZE], layout.gz_sizes)
+
+    reused = dict(zip(range(len(pieces)), _offsets(layout.sizes, 0), strict=True))
+    reused_gz = (
+        {}
+        if compressed is None
+        else dict(
+            zip(range(len(compressed)), _offsets(layout.gz_sizes, len(GZIP_HEADER)), strict=True)
+        )
+    )
+    bounds: list[str | None] = [None, *layout.cuts, None]
+    newest = record.fingerprint_lastmod()
+    identical = True
+    dropped = 0
+    for position in dirty:
+        try:
+            part = render(number, KeySpan(after=bounds[position], through=bounds[position + 1]))
+        except PageNotFound:
+            return None  # every row of the segment is skipped now
+        if (
+            part.overflowed
+            or part.url_count != entries[position]
+            or part.skipped != layout.skips[position]
+            or len(part.chunks) != 3
+            # The head or tail changed (namespaces, say): not a splice.
+            or part.chunks[0] != pieces[0]
+            or part.chunks[-1] != pieces[-1]
+        ):
+            return None
+        segment = part.chunks[1]
+        if _locations(segment) != _locations(pieces[position + 1]):
+            # An edited URL may now repeat one listed in another segment, or
+            # free one that was skipped there as a repeat of it: only the
+            # whole page's render knows.
+            return None
+        identical = identical and segment == pieces[position + 1]
+        dropped += part.lastmods_dropped
+        pieces[position + 1] = segment
+        del reused[position + 1]
+        if compressed is not None:
+            compressed[position + 1] = compress_piece(segment, last=False)
+            del reused_gz[position + 1]
+        if part.lastmod is not None and (newest is None or part.lastmod > newest):
+            newest = part.lastmod
+    if sum(map(len, pieces)) > MAX_BYTES_PER_FILE:
+        return None
+    return RenderedPage(
+        pieces,
+        record.urls,
+        record.skipped,
+        None if newest is None else to_aware(newest, context.tz),
+        segment_cuts=list(layout.cuts),
+        segment_skips=list(layout.skips),
+        compressed=compressed,
+        reused=reused,
+        reused_gz=reused_gz,
+        digest=record.sha256 if identical else None,
+        lastmods_dropped=dropped,
+    )
+
+
+def _locations(segment: Piece) -> list[bytes]:
+    """The ``<loc>`` values of a rendered segment, in order."""
+    return _LOC.findall(segment)
+
+
+def _offsets(sizes: Sequence[int], start: int) -> list[int]:
+    """Where each piece of ``sizes`` begins, the first at ``start``."""
+    offsets = []
+    for size in sizes:
+        offsets.append(start)
+        start += size
+    return offsets

@@ -1,0 +1,195 @@
+"""The per-row loop of the fast path, fused for the common case.
+
+A model section on the fast path (``url_name`` + ``url_kwargs``) whose
+changefreq and priority are constants spends most of its time in generic
+steps that, for ordinary rows, do nothing: filling a URL template, checking
+the location, escaping, converting and formatting a datetime. For a row whose
+URL values are plain (``[A-Za-z0-9_-]``, the characters every built-in string
+converter accepts and nothing ever encodes or escapes) and whose lastmod is
+already in the site's time zone, those steps reduce to string concatenation,
+and this loop does exactly that. Every other row goes through EntryFactory,
+the general path, so the bytes are the same either way (the tests compare
+both paths on awkward values).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from django.urls.converters import PathConverter, SlugConverter, StringConverter
+
+from django_sitemapkit.protocol.locations import MAX_URL_LENGTH
+from django_sitemapkit.protocol.w3c import is_w3c_datetime, later
+from django_sitemapkit.protocol.writer import UrlsetWriter
+
+if TYPE_CHECKING:
+    from django_sitemapkit.sitemaps import EntryFactory, Lastmod, ModelSitemap
+
+# Accepted by the str, slug and path converters, unchanged by quote(), the
+# location rules and XML escaping, and free of dot segments.
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_-]+").fullmatch
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9_~/-]*").fullmatch
+_IDENTITY_CONVERTERS = (StringConverter, SlugConverter, PathConverter)
+_ZERO = datetime.timedelta(0)
+
+
+class FusedRows:
+    """Renders fast-path rows straight into a writer; see the module docstring."""
+
+    def __init__(
+        self,
+        factory: EntryFactory,
+        base_url: str,
+        parts: list[str],
+        tail: str,
+        url_columns: int,
+        lastmod_column: int | None,
+        lastmod_text: Callable[[Any], str | None],
+        unique_values: bool = False,
+    ) -> None:
+        # Sequences of URL values longer than one go through the general path.
+        self.factory = factory
+        self.base_url = base_url
+        self.parts = parts
+        self.tail = tail
+        self.url_columns = url_columns
+        self.lastmod_column = lastmod_column
+        self.lastmod_text = lastmod_text
+        # The URL's one value is a unique column: rows written here cannot
+        # repeat a location, so they are only checked once a row of the
+        # general path, whose normalisation might meet one of theirs, came.
+        self.unique_values = unique_values
+
+    @classmethod
+    def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FusedRows | None:
+        """The fused loop for this file, or None when the general path must run."""
+        access = factory.access
+        template = access.url_template
+        if (
+            callable(access.changefreq)
+            or callable(access.priority)
+            or factory.has_extra_xml
+            or template is None
+        ):
+            return None
+        if template.parts is None or not all(
+            type(c) in _IDENTITY_CONVERTERS for c in template.converters
+        ):
+            return None
+        # The static parts must pass the location rules untouched.
+        probe = "x".join(template.parts)
+        locations = factory.context.locations
+        if not _PLAIN_PATH(probe) or locations.build(probe) != locations.base_url + probe:
+            return None
+        field = sitemap.get_lastmod_field()
+        url_columns = len(template.parts) - 1
+        return cls(
+            factory,
+            locations.base_url,
+            template.parts,
+            factory.changefreq_xml + factory.priority_xml + "</url>\n",
+            url_columns,
+            None if field is None else 1 + url_columns,
+            _lastmod_text(factory, db_is_utc=sitemap.database_is_utc()),
+            unique_values=sitemap.url_values_unique(),
+        )
+
+    def render(
+        self, rows: Iterable[Sequence[Any]], writer: UrlsetWriter
+    ) -> tuple[Lastmod | None, Any]:
+        """Write ``rows``; returns (newest lastmod, key of the first row that did not fit)."""
+        factory = self.factory
+        base = self.base_url
+        first, second = self.parts[0], self.parts[-1]
+        single = len(self.parts) == 2
+        tail = self.tail
+        column = self.lastmod_column
+        lastmod_text = self.lastmod_text
+        add = writer.add_xml
+        locs = writer.locs
+        tracking = not self.unique_values
+        # The newest lastmod is tracked as the raw value of the rows written
+        # here (all of one type) and, apart, as converted values of the rows
+        # the general path wrote; the two meet once, at the end.
+        newest_raw: Any = None
+        newest_row: Sequence[Any] | None = None
+        newest_general: Lastmod | None = None
+        overflow_key = None
+        for row in rows:
+            xml = raw = None
+            value = row[1]
+            if single and value.__class__ is str and _PLAIN_VALUE(value):
+                loc = base + first + value + second
+                if len(loc) <= MAX_URL_LENGTH:
+                    if column is None or (raw := row[column]) is None:
+                        xml = f"<url><loc>{loc}</loc>{tail}"
+                    else:
+                        text = lastmod_text(raw)
+                        if text is not None:
+                            xml = f"<url><loc>{loc}</loc><lastmod>{text}</lastmod>{tail}"
+            general = xml is None
+            if xml is None:
+                # Anything unusual: the general path decides (and logs skips).
+                xml = factory(row)
+                if xml is None:
+                    writer.skip()
+                    continue
+                loc = factory.last_loc
+                if not tracking:
+                    locs.update(writer.written_locs())
+                    tracking = True
+            if tracking and loc in locs:
+                factory.skip_duplicate(row, loc)
+                writer.skip()
+                continue
+            if not add(xml, row[0]):
+                overflow_key = row[0]
+                break
+            if tracking:
+                locs.add(loc)
+            if general:
+                newest_general = later(newest_general, factory.last_lastmod, factory.tz)
+            elif raw is not None and (newest_raw is None or raw > newest_raw):
+                newest_raw, newest_row = raw, row
+        if newest_row is not None:
+            newest_general = later(newest_general, factory.lastmod(newest_row), factory.tz)
+        return newest_general, overflow_key
+
+
+def _lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], str | None]:
+    """Format a raw database lastmod cheaply, or return None to defer to the general path."""
+    tz = factory.tz
+    text_ok = db_is_utc and tz is datetime.UTC
+    date_only = factory.date_only
+
+    def text(raw: Any) -> str | None:
+        if raw is None or date_only:
+            return None
+        cls = raw.__class__
+        if cls is str:
+            # The database's text of a UTC datetime: "YYYY-MM-DD HH:MM:SS"
+            # with six fractional digits or none (SQLite, MySQL), or any number
+            # of them and "+00" (PostgreSQL in a UTC session).
+            if (
+                text_ok
+                and len(raw) >= 19
+                and raw[10] == " "
+                and (len(raw) in (19, 26) or raw.endswith("+00"))
+            ):
+                return f"{raw[:10]}T{raw[11:19]}+00:00"
+            return None
+        if cls is datetime.datetime and (
+            raw.tzinfo is tz
+            # Any zone at offset zero writes the same text as UTC itself
+            # (psycopg hands out ZoneInfo("UTC"), not datetime.UTC).
+            or (tz is datetime.UTC and raw.tzinfo is not None and raw.utcoffset() == _ZERO)
+        ):
+            formatted: str = raw.isoformat(timespec="seconds")
+            if is_w3c_datetime(formatted):
+                return formatted
+        return None
+
+    return text

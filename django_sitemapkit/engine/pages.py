@@ -1,0 +1,297 @@
+"""Stable, dense pages for model sections.
+
+A page is a half-open range of primary keys, ``[start_key, end_key)``. The
+ranges are cut by row count the first time a section is paginated (so every
+page starts full, however sparse the queryset is within the table), and
+afterwards they only ever change by splitting:
+
+* editing a row changes only the page whose range holds its key;
+* deleting or unpublishing a row makes its own page one row shorter and
+  moves no boundary, so no other page changes;
+* new rows with higher keys land in the last, open-ended page; when a page
+  holds more than ``limit`` rows (or its file would pass the byte limit),
+  it is split at a key and the upper part becomes a new page with the next
+  free number. Earlier pages never change because of growth.
+
+Fixed arithmetic key ranges would be just as stable but nearly empty for a
+queryset that keeps 1 % of a table; re-cutting by count on every request
+would be dense but would shift every later page on each deletion. Recording
+the cuts gives both. Deletions can leave pages under-full; they are never
+merged automatically because merging would change a page that no edit
+touched.
+
+The cuts are recorded where the process that makes them can write, and made
+the same way in memory where it cannot (see pagetable.py).
+
+No query uses OFFSET over the section: a page is an index range scan, and the
+index's per-page lastmod comes from one ``UNION ALL`` of per-range aggregates
+(see rangestats.py). An incremental build asks the same scan for the figures
+of each segment of each page, which is how splicing.py finds edited segments.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db import models
+from django.db.models import Q, QuerySet
+
+from django_sitemapkit.engine.pagetable import FIRST_PAGE, Page, Recording, page_table
+from django_sitemapkit.engine.rangestats import Bound, KeyRange, RangeAggregator, RangeStats
+
+# Row count and newest lastmod of each page, and of its segments where asked.
+Figures = dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]]
+
+
+class PageNotFound(LookupError):
+    """The section has no such page, or no URL to list on it."""
+
+    def __init__(self, number: int, *, skipped: int = 0) -> None:
+        super().__init__(number)
+        # Rows the page holds whose every URL was skipped.
+        self.skipped = skipped
+
+
+@dataclass(frozen=True)
+class PageSummary:
+    """What the index needs of one page."""
+
+    number: int
+    count: int
+    lastmod: datetime.datetime | datetime.date | None
+    # The count and newest lastmod of each of the page's segments, when
+    # summaries() was asked for them (see there).
+    segments: tuple[RangeStats, ...] | None = None
+
+
+@dataclass(frozen=True)
+class KeySpan:
+    """Part of a page: the rows with keys above ``after`` and up to ``through``.
+
+    Keys are in their text form, as stored; None leaves that side open (the
+    page's own bound applies).
+    """
+
+    after: str | None = None
+    through: str | None = None
+
+
+class KeysetPages:
+    """The pages of one model section."""
+
+    def __init__(
+        self,
+        section: str,
+        queryset: QuerySet[Any],
+        *,
+        limit: int,
+        lastmod_field: str | None,
+    ) -> None:
+        self.section = section
+        self.queryset = queryset
+        self.limit = limit
+        self.lastmod_field = lastmod_field
+        pk_field = queryset.model._meta.pk
+        assert pk_field is not None
+        self.pk_field: models.Field[Any, Any] = pk_field
+
+    # -- boundaries ----------------------------------------------------------
+
+    def _key(self, text: str | None) -> Any:
+        return None if text is None else self.pk_field.to_python(text)
+
+    def _range_q(self, page: Page, span: KeySpan | None = None) -> Q:
+        """The rows of ``page``, or of ``span`` within it.
+
+        One bound per side: a span's bounds lie within the page's, and
+        SQLite ranges a scan by only one of several bounds on a key.
+        """
+        span = span or KeySpan()
+        q = Q()
+        if span.after is not None:
+            q &= Q(pk__gt=self._key(span.after))
+        elif page.start_key is not None:
+            q &= Q(pk__gte=self._key(page.start_key))
+        if span.through is not None:
+            q &= Q(pk__lte=self._key(span.through))
+        elif page.end_key is not None:
+            q &= Q(pk__lt=self._key(page.end_key))
+        return q
+
+    def page_queryset(self, number: int, span: KeySpan | None = None) -> QuerySet[Any]:
+        """The rows of page ``number`` (or of ``span`` within it) in key order; or PageNotFound."""
+        if number < 1:
+            raise PageNotFound(number)
+        page = page_table().page(self.section, number)
+        if page is None and number == 1:
+            # Cut in memory or not, page 1 starts with the section's first row.
+            page = FIRST_PAGE
+        if page is None:
+            # A page cut in memory, where no process recorded it; or none.
+            page = next((p for p in self.pages() if p.number == number), None)
+        if page is None:
+            raise PageNotFound(number)
+        return self.queryset.filter(self._range_q(page, span)).order_by("pk")
+
+    def pages(self) -> list[Page]:
+        """The section's pages in number order, those past ``limit`` rows cut."""
+        return self._settle({}, parallel=False)[0]
+
+    # -- the index -----------------------------------------------------------
+
+    def summaries(
+        self, segment_cuts: Mapping[int, Sequence[str]] | None = None, *, parallel: bool = False
+    ) -> list[PageSummary]:
+        """Every non-empty page with its row count and newest lastmod.
+
+        Cuts pages that grew past ``limit`` first, so the result never names
+        a page that would have to be cut short. ``segment_cuts`` (an
+        incremental build's record of where each page's segments end, by page
+        number) asks for the same figures per segment, in the same scan, for
+        every page whose cuts still lie within its range. ``parallel`` lets a
+        second connection scan half of the section meanwhile (builds; see
+        RangeAggregator).
+        """
+        cuts = segment_cuts or {}
+        pages, figures, changed = self._settle(cuts, parallel)
+        if changed:
+            figures.update(self._aggregate(changed, cuts, parallel))
+        return [
+            PageSummary(
+                number=page.number,
+                count=figures[page.number][0].count,
+                lastmod=figures[page.number][0].lastmod,
+                segments=figures[page.number][1],
+            )
+            for page in pages
+            if figures[page.number][0].count > 0
+        ]
+
+    def _settle(
+        self, segment_cuts: Mapping[int, Sequence[str]], parallel: bool
+    ) -> tuple[list[Page], Figures, list[Page]]:
+        """The pages, overfull ones cut; the figures of the pages as read; the pages cut.
+
+        The cuts are recorded where the connection can write, and kept in
+        memory all the same (a replica may not show them yet). When another
+        process recorded cuts since the pages were read, its cuts stand: read
+        again where they were written, and cut anew.
+        """
+        table = page_table()
+        for _attempt in range(3):
+            recorded = table.pages(self.section)
+            pages = recorded or [FIRST_PAGE]
+            figures = self._aggregate(pages, segment_cuts, parallel)
+            overfull = [page for page in pages if figures[page.number][0].count > self.limit]
+            if not overfull:
+                return pages, figures, []
+            cut = self._cut(pages, overfull)
+            table = page_table(write=True)
+            if table.record(self.section, recorded, cut) is not Recording.CONFLICT:
+                break
+        unchanged = set(pages)
+        return cut, figures, [page for page in cut if page not in unchanged]
+
+    def _aggregate(
+        self,
+        pages: Sequence[Page],
+        segment_cuts: Mapping[int, Sequence[str]],
+        parallel: bool = False,
+    ) -> Figures:
+        """Row count and newest lastmod of each page, and of its segments where asked.
+
+        A page with cuts in ``segment_cuts`` that all lie within its range is
+        counted segment by segment (see ``summaries``); the others whole. Either
+        way one scan of the section: a UNION ALL of per-range aggregates.
+        """
+        ranges: list[KeyRange] = []
+        owners: list[int] = []
+        segmented: set[int] = set()
+        for page in pages:
+            lower = None if page.start_key is None else Bound("gte", page.start_key)
+            upper = None if page.end_key is None else Bound("lt", page.end_key)
+            cuts = segment_cuts.get(page.number)
+            if cuts is not None and self._cuts_within(cuts, page):
+                segmented.add(page.number)
+                # Segment s holds the keys above cut s-1 and up to cut s.
+                lowers = [lower, *(Bound("gt", cut) for cut in cuts)]
+                uppers = [*(Bound("lte", cut) for cut in cuts), upper]
+                for segment in zip(lowers, uppers, strict=True):
+                    ranges.append(segment)
+                    owners.append(page.number)
+            else:
+                ranges.append((lower, upper))
+                owners.append(page.number)
+        aggregator = RangeAggregator(self.queryset, self.lastmod_field, parallel=parallel)
+        by_page: dict[int, list[RangeStats]] = {page.number: [] for page in pages}
+        for owner, range_stats in zip(owners, aggregator.stats(ranges), strict=True):
+            by_page[owner].append(range_stats)
+        result: Figures = {}
+        for number, parts in by_page.items():
+            lastmods = [part.lastmod for part in parts if part.lastmod is not None]
+            whole = RangeStats(sum(part.count for part in parts), max(lastmods, default=None))
+            result[number] = (whole, tuple(parts) if number in segmented else None)
+        return result
+
+    def _cuts_within(self, cuts: Sequence[str], page: Page) -> bool:
+        """Whether every cut key lies in the page's range ``[start, end)``.
+
+        A page split since its segments were cut may end below some of them.
+        Compared in Python: segment cuts are only asked for with integer keys.
+        """
+        start, end = self._key(page.start_key), self._key(page.end_key)
+        return all(
+            (start is None or key >= start) and (end is None or key < end)
+            for key in map(self._key, cuts)
+        )
+
+    # -- splitting -----------------------------------------------------------
+
+    def _cut(self, pages: Sequence[Page], overfull: Sequence[Page]) -> list[Page]:
+        """``pages`` with each of ``overfull`` cut every ``limit`` rows, in memory.
+
+        The rows above each cut become a new page with the next free number;
+        each cut is an index range scan.
+        """
+        result = {page.number: page for page in pages}
+        last = max(result)
+        for page in overfull:
+            current = page
+            while (key := self._cut_key(current)) is not None:
+                last += 1
+                result[current.number] = replace(current, end_key=key)
+                current = Page(last, key, current.end_key)
+                result[last] = current
+        return [result[number] for number in sorted(result)]
+
+    def _cut_key(self, page: Page) -> str | None:
+        """The key of the row past the first ``limit`` of ``page``, if it has one."""
+        rows = self.queryset.filter(self._range_q(page)).order_by("pk")
+        keys = rows.values_list("pk", flat=True)[self.limit : self.limit + 1]
+        key = next(iter(keys), None)
+        return None if key is None else str(key)
+
+    def split(self, number: int, at_key: Any) -> bool:
+        """Record that page ``number`` ends before ``at_key``, as its file could not hold it.
+
+        The rows from ``at_key`` on become a new last page. Returns whether
+        the recorded pages changed since the page was read to be rendered (by
+        this split or another process's), so cached files naming them can go.
+        """
+        table = page_table(write=True)
+        recorded = table.pages(self.section)
+        pages = recorded or [FIRST_PAGE]
+        page = next((p for p in pages if p.number == number), None)
+        key = str(at_key)
+        if page is None or page.start_key == key:
+            return False  # cut in memory only; or nothing below the cut
+        if not self.queryset.filter(self._range_q(page), pk=at_key).exists():
+            return True  # split meanwhile, at or below the key
+        new = Page(pages[-1].number + 1, key, page.end_key)
+        after = [*(replace(p, end_key=key) if p is page else p for p in pages), new]
+        # On a conflict the other process's change stands; a page that still
+        # does not fit is split at its next render.
+        return table.record(self.section, recorded, after) is not Recording.REFUSED

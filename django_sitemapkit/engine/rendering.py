@@ -1,0 +1,208 @@
+"""The single rendering path: the views and the static build both call these.
+
+Each function returns the finished bytes of one file plus what HTTP needs
+(a strong ETag and the newest lastmod), so a file served by a view and a file
+written by the build are the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import logging
+import posixpath
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.urls import get_resolver, get_script_prefix, get_urlconf, reverse
+from django.utils import timezone
+
+from django_sitemapkit.conf import get_settings
+from django_sitemapkit.engine.pages import PageNotFound
+from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
+from django_sitemapkit.protocol.locations import LocationBuilder
+from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
+from django_sitemapkit.protocol.writer import IndexWriter
+from django_sitemapkit.publishing.publishers import INDEX_NAME, page_filename
+from django_sitemapkit.registry import SitemapRegistry, registry
+from django_sitemapkit.sitemaps import RenderContext
+
+URL_NAMESPACE = "sitemapkit"
+INDEX_URL_NAME = f"{URL_NAMESPACE}:index"
+SECTION_URL_NAME = f"{URL_NAMESPACE}:section"
+
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+class SectionNotFound(LookupError):
+    """No section of that name is registered."""
+
+
+@dataclass(frozen=True)
+class RenderedFile:
+    content: bytes
+    last_modified: datetime.datetime | None
+    url_count: int = 0
+    skipped: int = 0
+    # The sizes of the writer's pieces (head, segments, tail) that make up
+    # ``content``: its .gz compresses them one by one, as a build does.
+    piece_sizes: tuple[int, ...] = ()
+
+    @cached_property
+    def etag(self) -> str:
+        return f'"{hashlib.sha256(self.content).hexdigest()[:32]}"'
+
+    def gzipped(self) -> RenderedFile:
+        """The same file as raw gzip, byte for byte what a build writes."""
+        data = gzip_pieces(split_pieces(self.content, self.piece_sizes))
+        return RenderedFile(data, self.last_modified, self.url_count, self.skipped)
+
+
+def split_pieces(content: Piece, sizes: Sequence[int]) -> list[Piece]:
+    """``content`` cut back into pieces of ``sizes`` (one piece when none are given).
+
+    The pieces are views into ``content``, not copies: a spliced page's old
+    file is several megabytes, of which a build copies only the bytes it changes.
+    """
+    if not sizes:
+        return [content]
+    view = memoryview(content)
+    pieces: list[Piece] = []
+    offset = 0
+    for size in sizes:
+        pieces.append(view[offset : offset + size])
+        offset += size
+    assert offset == len(content), "piece sizes do not add up to the file"
+    return pieces
+
+
+def site_time_zone() -> datetime.tzinfo:
+    """settings.TIME_ZONE, never a per-request activated zone: output must not vary by user."""
+    zone = timezone.get_default_timezone()
+    # The database hands out datetime.UTC-aware values; the same object here
+    # lets them be written without a conversion (the output is identical).
+    return datetime.UTC if getattr(zone, "key", None) in ("UTC", "Etc/UTC") else zone
+
+
+def views_routed() -> bool:
+    """Whether the URLconf includes ``django_sitemapkit.urls`` (its namespace, at the top)."""
+    resolver = get_resolver(get_urlconf())
+    return URL_NAMESPACE in resolver.namespace_dict or URL_NAMESPACE in resolver.app_dict
+
+
+def index_path() -> str:
+    """Where the index lives: the one rule for every file's URL, robots.txt included.
+
+    Where the views are routed, their URL. Otherwise a web server serves the
+    built files, at the root of the site as Django knows it (the script
+    prefix), which is where ``path("", include(...))`` would route them.
+    """
+    if views_routed():
+        return reverse(INDEX_URL_NAME)
+    return get_script_prefix() + INDEX_NAME
+
+
+def page_path(section: str, number: int, *, gz: bool = False) -> str:
+    if views_routed():
+        name = SECTION_URL_NAME + ("-gz" if gz else "")
+        return reverse(name, kwargs={"section": section, "page": number})
+    # Beside the index, under the name urls.py gives the page (and a build its file).
+    name = page_filename(section, number) + (".gz" if gz else "")
+    return posixpath.join(posixpath.dirname(index_path()), name)
+
+
+def make_context(base_url: str) -> RenderContext:
+    """Locations are built from ``base_url`` and must lie in the index's directory."""
+    directory = posixpath.dirname(index_path())
+    directory_url = base_url + directory.rstrip("/") + "/"
+    return RenderContext(
+        locations=LocationBuilder(
+            base_url,
+            directory_url=directory_url,
+            strip_params=get_settings().STRIP_QUERY_PARAMS,
+        ),
+        tz=site_time_zone(),
+    )
+
+
+def render_page(
+    section: str, number: int, *, base_url: str, sitemaps: SitemapRegistry = registry
+) -> RenderedFile:
+    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound."""
+    sitemap = sitemaps.get(section)
+    if sitemap is None:
+        raise SectionNotFound(section)
+    page = sitemap.render_page(number, make_context(base_url))
+    return RenderedFile(
+        page.content,
+        page.lastmod,
+        page.url_count,
+        page.skipped,
+        piece_sizes=tuple(map(len, page.chunks)),
+    )
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One ``<sitemap>`` of the index: a page and the lastmod to announce for it."""
+
+    section: str
+    number: int
+    lastmod: datetime.datetime | datetime.date | None
+
+
+def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile:
+    """The ``<sitemapindex>`` naming ``entries`` in order.
+
+    Raises PageNotFound when there is no entry (an empty index is not valid),
+    IndexFull past 50,000 files.
+    """
+    tz = site_time_zone()
+    gz = get_settings().INDEX_LINKS_GZIP
+    writer = IndexWriter()
+    newest: datetime.date | datetime.datetime | None = None
+    for entry in entries:
+        lastmod = None
+        if entry.lastmod is not None:
+            newest = later(newest, entry.lastmod, tz)
+            try:
+                # Always a full datetime in the index: one format per file, and a
+                # date becomes midnight of its own day, never the day before.
+                lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
+            except (OverflowError, ValueError):
+                # Year 9999 read in a zone ahead of UTC is year 10000: the
+                # page is listed without it, so crawlers always fetch it.
+                logger.warning(
+                    "Sitemap index: listed page %d of section %r without lastmod: "
+                    "%s cannot be written in %s.",
+                    entry.number,
+                    entry.section,
+                    entry.lastmod,
+                    tz,
+                )
+        writer.add(base_url + page_path(entry.section, entry.number, gz=gz), lastmod)
+    if writer.count == 0:
+        raise PageNotFound(0)
+    last_modified = None if newest is None else to_aware(newest, tz)
+    pieces = writer.chunks()
+    return RenderedFile(
+        b"".join(pieces),
+        last_modified,
+        url_count=writer.count,
+        piece_sizes=tuple(map(len, pieces)),
+    )
+
+
+def index_entries(*, base_url: str, sitemaps: SitemapRegistry = registry) -> Iterator[IndexEntry]:
+    """Every non-empty page of every section, with the newest lastmod of its rows."""
+    context = make_context(base_url)
+    for sitemap in sitemaps:
+        for summary in sitemap.page_summaries(context):
+            yield IndexEntry(sitemap.name, summary.number, summary.lastmod)
+
+
+def render_index(*, base_url: str, sitemaps: SitemapRegistry = registry) -> RenderedFile:
+    """The index as the database has it now: one entry per non-empty page."""
+    return write_index(index_entries(base_url=base_url, sitemaps=sitemaps), base_url=base_url)

@@ -1,0 +1,172 @@
+"""Views serving the sitemap index and the section files, plain and gzipped."""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Callable
+
+from django.core.exceptions import ImproperlyConfigured
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.http import http_date
+from django.views.decorators.http import require_safe
+
+from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
+from django_sitemapkit.engine.pages import PageNotFound
+from django_sitemapkit.engine.rendering import (
+    RenderedFile,
+    SectionNotFound,
+    render_index,
+    render_page,
+)
+from django_sitemapkit.publishing.publishers import INDEX_NAME, page_filename, published_file
+from django_sitemapkit.registry import registry
+from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
+
+XML_CONTENT_TYPE = "application/xml; charset=utf-8"
+# Raw gzip, not a Content-Encoding: the file *is* a .gz, as sitemaps.org
+# describes, and clients must receive the compressed bytes unchanged.
+GZIP_CONTENT_TYPE = "application/gzip"
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_SECOND = datetime.timedelta(seconds=1)
+# The earliest Last-Modified sent: HTTP-date parsers read a year below 100
+# as a two-digit year (Django's parse_http_date and email.utils both take
+# "0001" for 2001), so an earlier header would name another, maybe future, time.
+_EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // _SECOND
+
+
+def site_base_url(request: HttpRequest) -> str:
+    try:
+        return base_url(request)
+    except BaseUrlError as exc:
+        raise ImproperlyConfigured(str(exc)) from None
+
+
+def _built(filename: str, gz: bool) -> RenderedFile | None:
+    """The file from the published build (sitemapkit_build), if there is one."""
+    conf = get_settings()
+    if not conf.SERVE_BUILT_FILES or conf.USE_REQUEST_HOST:
+        # A build is made for BASE_URL; per-host sites render per request.
+        return None
+    try:
+        found = published_file(filename + (".gz" if gz else ""))
+    except FileNotFoundError:
+        raise Http404("No such sitemap file in the published build.") from None
+    return None if found is None else RenderedFile(*found)
+
+
+def _serve(
+    request: HttpRequest,
+    filename: str,
+    sections: list[str],
+    render: Callable[[str], RenderedFile],
+    gz: bool,
+) -> HttpResponseBase:
+    served = _built(filename, gz)
+    if served is None:
+        served = _render_cached(request, filename, sections, render, gz)
+    return _respond(request, served, gz)
+
+
+def _render_cached(
+    request: HttpRequest,
+    filename: str,
+    sections: list[str],
+    render: Callable[[str], RenderedFile],
+    gz: bool,
+) -> RenderedFile:
+    base_url = site_base_url(request)
+    cache = get_cache()
+    key = None if cache is None else file_key(filename, base_url, section_tokens(cache, sections))
+    try:
+        xml = get_or_render(cache, key and f"{key}:xml", lambda: render(base_url))
+        return get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
+    except (SectionNotFound, PageNotFound):
+        raise Http404("No such sitemap file.") from None
+
+
+def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | None:
+    """The ``Last-Modified`` of a file whose newest lastmod is ``value``, in epoch seconds.
+
+    RFC 9110 8.8.2.1: an origin server must not send a Last-Modified later
+    than the time it sends the response, and must send that time instead of
+    a future one.  None (no header; the ETag still validates) when ``value``
+    is naive or before year 100 UTC, which no HTTP-date states unambiguously.
+    """
+    if value is None or value.utcoffset() is None:
+        return None
+    # Subtracting aware datetimes is exact and cannot overflow, whatever the
+    # offset; a datetime *built* from the instant could (9999-12-31 at -06:00
+    # is in year 10000 UTC), which is why no timestamp round trip is made.
+    stamp = (value - _EPOCH) // _SECOND
+    if stamp < _EARLIEST_STAMP:
+        return None
+    return min(stamp, int(now))
+
+
+def _keep_gzip_file_as_is(request: HttpRequest, response: HttpResponse) -> None:
+    """Make sure the bytes of a ``.gz`` file reach the client without a transport coding.
+
+    GZipMiddleware, and compression middleware built like it, compress any
+    response without a Content-Encoding for a request that accepts gzip: a
+    .gz file would then be gzipped twice, and a client that does not undo
+    Content-Encoding (urllib and the crawlers built on it) would receive
+    gzip inside gzip.  ``Content-Encoding: identity`` is not valid in a
+    response (RFC 9110 reserves it for Accept-Encoding), so the request is
+    made to accept nothing but the identity coding: middleware reads the
+    request's headers after the view has returned, wherever it is placed.
+    """
+    request.META["HTTP_ACCEPT_ENCODING"] = "identity"
+    # The same for proxies and CDNs that compress on the fly (RFC 9111 5.2.2.6).
+    patch_cache_control(response, no_transform=True)
+
+
+def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpResponseBase:
+    response = HttpResponse(
+        served.content, content_type=GZIP_CONTENT_TYPE if gz else XML_CONTENT_TYPE
+    )
+    response["ETag"] = served.etag
+    last_modified = last_modified_stamp(served.last_modified, time.time())
+    if last_modified is not None:
+        response["Last-Modified"] = http_date(last_modified)
+    robots = get_settings().X_ROBOTS_TAG
+    if robots:
+        response["X-Robots-Tag"] = robots
+    if gz:
+        # Before the conditional check: a 304 carries Cache-Control too.
+        _keep_gzip_file_as_is(request, response)
+    return (
+        get_conditional_response(
+            request, etag=served.etag, last_modified=last_modified, response=response
+        )
+        or response
+    )
+
+
+@require_safe
+def index(request: HttpRequest, gz: bool = False) -> HttpResponseBase:
+    """``/sitemap.xml``: one entry per page of every section."""
+    return _serve(
+        request,
+        INDEX_NAME,
+        registry.sections(),
+        lambda base_url: render_index(base_url=base_url),
+        gz,
+    )
+
+
+@require_safe
+def section(request: HttpRequest, section: str, page: str, gz: bool = False) -> HttpResponseBase:
+    """``/sitemap-<section>-<page>.xml``."""
+    if registry.get(section) is None:
+        raise Http404("No such sitemap section.")
+    number = int(page)
+    return _serve(
+        request,
+        page_filename(section, number),
+        [section],
+        lambda base_url: render_page(section, number, base_url=base_url),
+        gz,
+    )

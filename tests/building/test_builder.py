@@ -1,0 +1,652 @@
+"""The build engine: same bytes as the views, atomic generations, incremental writes."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connections
+from django.test import Client
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.building.builder import Builder, BuildError
+from django_sitemapkit.publishing.publishers import LOCK_NAME, get_publisher
+from tests.testapp.models import Article, Tag
+from tests.utils import parse_index, parse_urlset, path_of
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+# An edit as the ORM makes it: updated_at moves with the row.
+EDITED = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
+
+
+@pytest.fixture
+def build_dir(settings: Any, tmp_path: Path) -> Path:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
+    return tmp_path / "sitemaps"
+
+
+@pytest.fixture
+def site(sitemaps: Any, build_dir: Path) -> Any:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 10
+
+        def get_queryset(self) -> Any:
+            return Article.objects.filter(published=True)
+
+    sitemapkit.register(Tag)
+
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(35)
+    )
+    Tag.objects.create(slug="t")
+    return sitemaps
+
+
+def build(sections: list[str] | None = None, **kwargs: Any) -> Any:
+    return Builder(**kwargs).run(sections)
+
+
+def published(build_dir: Path) -> dict[str, bytes]:
+    current = build_dir / "current"
+    return {
+        p.name: p.read_bytes()
+        for p in current.iterdir()
+        if p.name.startswith(("sitemap.", "sitemap-"))
+    }
+
+
+def served(client: Client, settings: Any) -> dict[str, bytes]:
+    """What the views render from the database (the build not consulted)."""
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "SERVE_BUILT_FILES": False}
+    files = {"sitemap.xml": client.get("/sitemap.xml").content}
+    for loc, _ in parse_index(files["sitemap.xml"]):
+        name = path_of(loc).lstrip("/")
+        files[name] = client.get("/" + name).content
+    for name in list(files):
+        files[name + ".gz"] = client.get("/" + name + ".gz").content
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "SERVE_BUILT_FILES": True}
+    return files
+
+
+def test_build_writes_exactly_what_the_views_serve(
+    site: Any, build_dir: Path, client: Client, settings: Any
+) -> None:
+    result = build()
+    files = published(build_dir)
+    assert files == served(client, settings)
+    assert sorted(files) == sorted(
+        [f"sitemap-testapp-article-{n}.xml{gz}" for n in (1, 2, 3, 4) for gz in ("", ".gz")]
+        + [f"sitemap-{s}-1.xml{gz}" for s in ("testapp-tag", "pages") for gz in ("", ".gz")]
+        + ["sitemap.xml", "sitemap.xml.gz"]
+    )
+    for name, content in files.items():
+        xml = gzip.decompress(content) if name.endswith(".gz") else content
+        if name.startswith("sitemap.xml"):
+            assert all(path_of(loc).lstrip("/") in files for loc, _ in parse_index(xml))
+        else:
+            parse_urlset(xml)
+    assert result.urls == 38 and result.published
+    assert len(result.written) == len(files)
+
+
+def test_views_serve_the_build(site: Any, build_dir: Path, client: Client) -> None:
+    build()
+    before = client.get("/sitemap-testapp-article-1.xml").content
+    Article.objects.filter(slug="a0").update(slug="changed", updated_at=EDITED)
+    assert client.get("/sitemap-testapp-article-1.xml").content == before
+    response = client.get("/sitemap-testapp-article-1.xml.gz")
+    assert gzip.decompress(response.content) == before
+    assert response["Content-Type"] == "application/gzip"
+    assert (
+        client.get(
+            "/sitemap-testapp-article-1.xml", headers={"if-none-match": response["ETag"]}
+        ).status_code
+        == 200
+    )
+    etag = client.get("/sitemap-testapp-article-1.xml")["ETag"]
+    assert (
+        client.get("/sitemap-testapp-article-1.xml", headers={"if-none-match": etag}).status_code
+        == 304
+    )
+    assert client.get("/sitemap-testapp-article-9.xml").status_code == 404
+    build()
+    assert b"/articles/changed/" in client.get("/sitemap-testapp-article-1.xml").content
+
+
+def test_second_build_changes_nothing(site: Any, build_dir: Path) -> None:
+    build()
+    generation = os.readlink(build_dir / "current")
+    result = build()
+    assert result.written == [] and result.removed == [] and not result.published
+    assert os.readlink(build_dir / "current") == generation
+
+
+def test_editing_one_object_rewrites_one_page_and_the_index(site: Any, build_dir: Path) -> None:
+    build()
+    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    article = Article.objects.get(slug="a15")
+    article.updated_at = T0 + datetime.timedelta(days=100)
+    article.save()
+    result = build()
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-2.xml",
+        "sitemap-testapp-article-2.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    changed = {loc for loc in index if index[loc] != index2[loc]}
+    assert changed == {"https://www.example.com/sitemap-testapp-article-2.xml"}
+    assert (
+        index2["https://www.example.com/sitemap-testapp-article-2.xml"]
+        == "2026-04-11T00:00:00+00:00"
+    )
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
+@pytest.mark.parametrize("how", ["delete", "unpublish"])
+def test_a_deletion_changes_that_pages_lastmod(
+    site: Any, build_dir: Path, how: str, full: bool
+) -> None:
+    build()
+    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    article = Article.objects.get(slug="a3")
+    if how == "delete":
+        article.delete()
+    else:
+        article.published = False
+        article.save()
+    builder = Builder(full=full)
+    result = builder.run()
+    pages = {path_of(loc).lstrip("/") for loc in index}
+    rewritten = pages if full else {"sitemap-testapp-article-1.xml"}
+    assert {name.removesuffix(".gz") for name in result.written} == rewritten | {"sitemap.xml"}
+    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    page = "https://www.example.com/sitemap-testapp-article-1.xml"
+    assert index2[page] == builder.started.isoformat()
+    assert {loc for loc in index if index[loc] != index2[loc]} == {page}
+
+
+def test_full_rewrites_everything(site: Any, build_dir: Path) -> None:
+    build()
+    before = published(build_dir)
+    result = build(full=True)
+    assert len(result.written) == 14 and result.published
+    # The same bytes again: the index announces no page as changed.
+    assert published(build_dir) == before
+
+
+def test_removed_sections_and_pages_disappear(site: Any, build_dir: Path) -> None:
+    build()
+    site.unregister(Tag)
+    Article.objects.filter(slug__in=[f"a{i}" for i in range(30, 35)]).delete()
+    result = build()
+    assert sorted(result.removed) == [
+        "sitemap-testapp-article-4.xml",
+        "sitemap-testapp-article-4.xml.gz",
+        "sitemap-testapp-tag-1.xml",
+        "sitemap-testapp-tag-1.xml.gz",
+    ]
+    assert not any(name in published(build_dir) for name in result.removed)
+
+
+def test_only_named_sections(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(updated_at=T0 + datetime.timedelta(days=1))
+    Tag.objects.update(slug="t2", updated_at=EDITED)
+    result = build(sections=["testapp-tag"])
+    assert sorted(result.written) == [
+        "sitemap-testapp-tag-1.xml",
+        "sitemap-testapp-tag-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+    assert b"/articles/a0/" in published(build_dir)["sitemap-testapp-article-1.xml"]
+    with pytest.raises(BuildError, match="Unknown section 'nope'"):
+        build(sections=["nope"])
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("first build", "nothing was published before"),
+        ("BASE_URL", "BASE_URL was https://www.example.com at the last build"),
+        ("GZIP", "GZIP was off at the last build"),
+    ],
+)
+def test_named_sections_rebuild_every_section_when_published_pages_cannot_stay(
+    site: Any, build_dir: Path, settings: Any, change: str, reason: str
+) -> None:
+    # Kept pages would list another host's URLs, or lack the .gz the index
+    # and later builds count on (a later build used to fail on the missing file).
+    base_url = "https://www.example.com"
+    if change == "BASE_URL":
+        build()
+        base_url = "https://shop.example.org"
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BASE_URL": base_url}
+    elif change == "GZIP":
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
+        build()
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": True}
+    result = build(sections=["testapp-tag"])
+    assert result.every_section_because == reason
+    files = published(build_dir)
+    locs = [loc for loc, _ in parse_index(files["sitemap.xml"])]
+    assert len(locs) == 6
+    for loc in locs:
+        assert loc.startswith(base_url + "/")
+        name = path_of(loc).lstrip("/")
+        assert gzip.decompress(files[name + ".gz"]) == files[name]
+        assert all(url.loc.startswith(base_url + "/") for url in parse_urlset(files[name]))
+    assert build().written == []
+
+
+def test_named_sections_keep_the_others_when_only_gzip_was_turned_off(
+    site: Any, build_dir: Path, settings: Any
+) -> None:
+    build()
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
+    result = build(sections=["testapp-tag"])
+    assert result.every_section_because is None
+    files = published(build_dir)
+    assert len(parse_index(files["sitemap.xml"])) == 6
+    pages = {path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"])}
+    assert set(files) == pages | {"sitemap.xml"}
+
+
+def test_named_sections_also_build_sections_registered_since_the_last_build(
+    site: Any, build_dir: Path
+) -> None:
+    # A section with no published files has nothing to keep: left out, it
+    # would be missing from the index until the next build of every section.
+    site.unregister("pages")
+    build()
+    assert "sitemap-pages-1.xml" not in published(build_dir)
+
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    before = published(build_dir)
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
+    result = build(sections=["testapp-tag"])
+    assert result.every_section_because is None
+    assert result.first_published == ["pages"]
+    files = published(build_dir)
+    names = sorted(path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"]))
+    assert names == sorted(
+        [f"sitemap-testapp-article-{n}.xml" for n in (1, 2, 3, 4)]
+        + ["sitemap-testapp-tag-1.xml", "sitemap-pages-1.xml"]
+    )
+    assert [url.loc for url in parse_urlset(files["sitemap-pages-1.xml"])] == [
+        "https://www.example.com/",
+        "https://www.example.com/about/",
+    ]
+    # The section not named keeps its files, edit and all.
+    assert files["sitemap-testapp-article-1.xml"] == before["sitemap-testapp-article-1.xml"]
+    # Once published, it is left alone like any other section not named.
+    assert build(sections=["testapp-tag"]).first_published == []
+
+
+def test_named_sections_do_not_announce_empty_unpublished_sections(
+    site: Any, build_dir: Path
+) -> None:
+    build()
+
+    @sitemapkit.register(section="nothing")
+    class EmptySitemap(sitemapkit.Sitemap):
+        def items(self) -> list[str]:
+            return []
+
+    before = published(build_dir)
+    result = build(sections=["testapp-tag"])
+    assert result.first_published == []
+    assert result.written == []
+    assert published(build_dir) == before
+
+
+def test_dry_run_writes_nothing(site: Any, build_dir: Path) -> None:
+    result = build(dry_run=True)
+    assert len(result.written) == 14
+    assert not (build_dir / "current").exists()
+    build()
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
+    before = published(build_dir)
+    result = build(dry_run=True)
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-1.xml",
+        "sitemap-testapp-article-1.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+    assert published(build_dir) == before
+
+
+def test_a_failing_build_publishes_nothing_and_leaves_no_temp(site: Any, build_dir: Path) -> None:
+    build()
+    before = published(build_dir)
+    generation = os.readlink(build_dir / "current")
+
+    @sitemapkit.register(section="broken")
+    class BrokenSitemap(sitemapkit.Sitemap):
+        def items(self) -> list[int]:
+            raise RuntimeError("database went away")
+
+    with pytest.raises(
+        CommandError, match="nothing was published: RuntimeError: database went away"
+    ):
+        call_command("sitemapkit_build", "--full", verbosity=0)
+    assert os.readlink(build_dir / "current") == generation
+    assert published(build_dir) == before
+    assert [p.name for p in build_dir.iterdir() if p.name.startswith(".tmp")] == []
+
+
+def test_leftovers_of_a_killed_build_are_cleaned(site: Any, build_dir: Path) -> None:
+    build()
+    (build_dir / ".tmp-killed").mkdir()
+    (build_dir / ".tmp-killed" / "sitemap.xml").write_bytes(b"<half")
+    (build_dir / ".tmp-link-killed").symlink_to("generations/nowhere")
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
+    result = build()
+    assert result.cleaned == 2
+    assert sorted(p.name for p in build_dir.iterdir()) == [LOCK_NAME, "current", "generations"]
+
+
+def test_old_generations_are_pruned(site: Any, build_dir: Path) -> None:
+    for i in range(4):
+        edited = EDITED + datetime.timedelta(days=i)
+        Article.objects.filter(slug=f"a{i}").update(slug=f"b{i}", updated_at=edited)
+        build()
+    manifest = get_publisher().manifest()
+    assert manifest is not None
+    assert sorted(p.name for p in (build_dir / "generations").iterdir()) == sorted(
+        [manifest.generation, manifest.previous_generation]
+    )
+
+
+def test_unchanged_files_are_hard_links(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
+    build()
+    page = build_dir / "current" / "sitemap-testapp-article-3.xml"
+    assert page.stat().st_nlink == 2
+
+
+def test_a_running_build_blocks_another(site: Any, build_dir: Path) -> None:
+    with (
+        get_publisher().lock(),
+        pytest.raises(CommandError, match="Another sitemapkit_build is publishing"),
+    ):
+        call_command("sitemapkit_build", verbosity=0)
+
+
+def test_nothing_to_list(sitemaps: Any, build_dir: Path) -> None:
+    sitemapkit.register(Tag)
+    with pytest.raises(CommandError, match="No section has a URL to list"):
+        call_command("sitemapkit_build", verbosity=0)
+
+
+def test_200000_urls_byte_identical_to_the_views(
+    sitemaps: Any, build_dir: Path, client: Client, settings: Any
+) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        changefreq = "daily"
+
+    Article.objects.bulk_create(
+        (
+            Article(slug=f"article-{i}", updated_at=T0 + datetime.timedelta(seconds=i))
+            for i in range(200_000)
+        ),
+        batch_size=5000,
+    )
+    result = build()
+    assert result.urls == 200_000
+    files = published(build_dir)
+    assert len(files) == 10  # 4 pages and the index, each also gzipped
+    assert files == served(client, settings)
+    names = [path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"])]
+    assert names == [f"sitemap-testapp-article-{n}.xml" for n in (1, 2, 3, 4)]
+    assert sum(len(parse_urlset(files[name])) for name in names) == 200_000
+
+
+def test_unchanged_pages_are_not_rendered_again(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    rendered: list[tuple[str, int]] = []
+    real = sitemapkit.Sitemap.render_page
+
+    def spy(self: Any, number: int, context: Any, span: Any = None) -> Any:
+        rendered.append((self.name, number))
+        return real(self, number, context, span)
+
+    monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
+    article = Article.objects.get(slug="a25")
+    article.updated_at = EDITED
+    article.save()
+    result = build()
+    # Only the edited page of the model section; the static pages are a list
+    # and always rendered (cheaply).
+    assert sorted(rendered) == [("pages", 1), ("testapp-article", 3)]
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-3.xml",
+        "sitemap-testapp-article-3.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+
+
+def test_rerender_catches_changes_no_lastmod_shows(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(slug="renamed-quietly")
+    assert build().written == []
+    result = build(rerender=True)
+    assert sorted(result.written)[:2] == [
+        "sitemap-testapp-article-1.xml",
+        "sitemap-testapp-article-1.xml.gz",
+    ]
+    assert b"/articles/renamed-quietly/" in published(build_dir)["sitemap-testapp-article-1.xml"]
+
+
+def test_a_new_base_url_renders_every_page(site: Any, build_dir: Path, settings: Any) -> None:
+    build()
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BASE_URL": "https://shop.example.org"}
+    build()
+    for name, data in published(build_dir).items():
+        if name.endswith(".xml"):
+            assert b"https://www.example.com" not in data, name
+            assert b"https://shop.example.org/" in data, name
+
+
+def test_a_failing_fsync_fails_the_build_and_publishes_nothing(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    before = os.readlink(build_dir / "current")
+    article = Article.objects.get(slug="a25")
+    article.updated_at = EDITED
+    article.save()
+    real = os.fsync
+    calls = 0
+
+    def failing(fd: int) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # flushed in the background while the build goes on
+            raise OSError(5, "Input/output error")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(OSError, match="Input/output error"):
+        build()
+    monkeypatch.undo()
+    assert os.readlink(build_dir / "current") == before
+    assert not [p for p in build_dir.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_turning_gzip_on_writes_every_gz(site: Any, build_dir: Path, settings: Any) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
+    build()
+    assert not any(name.endswith(".gz") for name in published(build_dir))
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": True}
+    build()
+    files = published(build_dir)
+    plain = [name for name in files if name.endswith(".xml")]
+    assert sorted(name + ".gz" for name in plain) == sorted(n for n in files if n.endswith(".gz"))
+    for name in plain:
+        assert gzip.decompress(files[name + ".gz"]) == files[name]
+
+
+def drop_connection_once(monkeypatch: pytest.MonkeyPatch, page: int) -> list[int]:
+    """Make reading ``page`` fail once as a dropped database connection does."""
+    from django.db import OperationalError
+
+    calls: list[int] = []
+    real = sitemapkit.ModelSitemap.page_items
+
+    def flaky(self: Any, number: int, context: Any, span: Any = None) -> Any:
+        calls.append(number)
+        if number == page and calls.count(page) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(self, number, context, span)
+
+    monkeypatch.setattr(sitemapkit.ModelSitemap, "page_items", flaky)
+    return calls
+
+
+@pytest.mark.parametrize("during", ["page", "scan"])
+def test_a_dropped_connection_inside_a_transaction_fails_cleanly(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch, during: str
+) -> None:
+    # pytest-django wraps this test in a transaction: a reconnect would lose
+    # it, so the build must fail and publish nothing.
+    build()
+    generation = os.readlink(build_dir / "current")
+    before = published(build_dir)
+    if during == "page":
+        drop_connection_once(monkeypatch, page=2)
+    else:
+        drop_scan_connection_once(monkeypatch)
+    with pytest.raises(CommandError, match="nothing was published: OperationalError"):
+        call_command("sitemapkit_build", "--full", verbosity=0)
+    assert os.readlink(build_dir / "current") == generation
+    assert published(build_dir) == before
+    assert not [p for p in build_dir.iterdir() if p.name.startswith(".tmp")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_dropped_connection_outside_a_transaction_is_resumed(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = drop_connection_once(monkeypatch, page=2)
+    result = build()
+    assert calls.count(2) == 2
+    assert result.published and result.urls == 38
+    names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
+    assert len(names) == 6
+
+
+def drop_server_side(alias: str = "default") -> None:
+    """Have the database server drop a connection, as an idle timeout or a failover does.
+
+    The connection is killed from a second one and stays open on our side:
+    the build finds out on its next query, as it would in production.
+    """
+    victim = connections[alias]
+    victim.ensure_connection()
+    killer = connections.create_connection(alias)
+    try:
+        with killer.cursor() as cursor:
+            if victim.vendor == "postgresql":
+                pid = victim.connection.info.backend_pid
+                cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+                gone = "SELECT count(*) FROM pg_stat_activity WHERE pid = %s"
+            else:
+                pid = victim.connection.thread_id()
+                cursor.execute(f"KILL {int(pid)}")
+                gone = "SELECT count(*) FROM information_schema.PROCESSLIST WHERE ID = %s"
+            deadline = time.monotonic() + 10
+            while True:
+                cursor.execute(gone, [pid])
+                if cursor.fetchone()[0] == 0:
+                    break
+                assert time.monotonic() < deadline, "the server did not drop the connection"
+                time.sleep(0.05)
+    finally:
+        killer.close()
+
+
+@pytest.mark.skipif(
+    connections["default"].vendor not in ("postgresql", "mysql"),
+    reason="only a database server can drop a connection",
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_drops_mid_build_is_resumed(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    undisturbed = published(build_dir)
+    real = sitemapkit.ModelSitemap.page_items
+    calls: list[int] = []
+
+    def dropped_before_page_2(self: Any, number: int, context: Any, span: Any = None) -> Any:
+        calls.append(number)
+        if number == 2 and calls.count(2) == 1:
+            drop_server_side()
+        return real(self, number, context, span)
+
+    monkeypatch.setattr(sitemapkit.ModelSitemap, "page_items", dropped_before_page_2)
+    result = build(full=True)
+    assert calls.count(2) == 2  # read again on a fresh connection
+    assert result.published and result.urls == 38
+    assert published(build_dir) == undisturbed
+
+
+def drop_scan_connection_once(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make the build's first scan of the pages fail as a dropped database connection does.
+
+    The scan's statements may run on two connections (rangestats): every
+    statement goes through ``_execute``, whichever thread runs it.
+    """
+    from django.db import OperationalError
+
+    from django_sitemapkit.engine.rangestats import RangeAggregator
+
+    calls: list[str] = []
+    real = RangeAggregator._execute
+
+    def flaky(self: Any, statements: Any) -> Any:
+        calls.append("scan")
+        if len(calls) == 1:
+            raise OperationalError("terminating connection due to idle-session timeout")
+        return real(self, statements)
+
+    monkeypatch.setattr(RangeAggregator, "_execute", flaky)
+    return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_dropped_during_the_scan_is_resumed(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = drop_scan_connection_once(monkeypatch)
+    result = build()
+    assert len(calls) > 1
+    assert result.published and result.urls == 38
+    names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
+    assert len(names) == 6

@@ -1,0 +1,189 @@
+"""Publishing to S3 through django-storages, against moto's server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import server as moto_server
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.building.builder import Builder
+from django_sitemapkit.publishing.publishers import FlatPublisher, PublishError, get_publisher
+from tests.testapp.models import Article
+from tests.utils import parse_index, parse_urlset, path_of
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+# An edit as the ORM makes it: updated_at moves with the row.
+EDITED = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def bucket(s3_endpoint: str, settings: Any, sitemaps: Any) -> Any:
+    client = boto3.client(
+        "s3",
+        endpoint_url=s3_endpoint,
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+        region_name="us-east-1",
+    )
+    # A new bucket per test: the moto server outlives it, and a name made of
+    # the time in seconds and an object id came round again within a second.
+    name = f"sitemaps-{uuid.uuid4().hex}"
+    client.create_bucket(Bucket=name)
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "sitemaps": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "bucket_name": name,
+                "endpoint_url": s3_endpoint,
+                "access_key": "test",
+                "secret_key": "test",
+                "region_name": "us-east-1",
+                "file_overwrite": True,
+            },
+        },
+    }
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STORAGE": "sitemaps"}
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 10
+
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(25)
+    )
+    return client, name
+
+
+def objects(client: Any, bucket: str) -> dict[str, bytes]:
+    listing = client.list_objects_v2(Bucket=bucket).get("Contents", [])
+    return {
+        item["Key"]: client.get_object(Bucket=bucket, Key=item["Key"])["Body"].read()
+        for item in listing
+    }
+
+
+def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    s3, name = bucket
+    publisher = get_publisher()
+    assert isinstance(publisher, FlatPublisher)
+    order: list[str] = []
+    real_save = publisher.storage.save
+
+    def recording_save(key: str, content: Any, *args: Any, **kwargs: Any) -> str:
+        order.append(key)
+        return str(real_save(key, content, *args, **kwargs))
+
+    monkeypatch.setattr(publisher.storage, "save", recording_save)
+    Builder().run()
+    # The index comes after every page, the manifest last of all.
+    assert order[-3:] == ["sitemap.xml", "sitemap.xml.gz", "sitemapkit-manifest.json"]
+    stored = objects(s3, name)
+    index = parse_index(stored["sitemap.xml"])
+    assert [path_of(loc) for loc, _ in index] == [
+        f"/sitemap-testapp-article-{n}.xml" for n in (1, 2, 3)
+    ]
+    for loc, _ in index:
+        key = path_of(loc).lstrip("/")
+        assert len(parse_urlset(stored[key])) in (10, 5)
+        assert gzip.decompress(stored[key + ".gz"]) == stored[key]
+
+    # The views serve the objects.
+    assert (
+        client.get("/sitemap-testapp-article-2.xml").content
+        == stored["sitemap-testapp-article-2.xml"]
+    )
+
+    # Incremental: one edit rewrites one page and the index.
+    order.clear()
+    Article.objects.filter(slug="a12").update(updated_at=T0 + datetime.timedelta(days=5))
+    Builder().run()
+    assert order == [
+        "sitemap-testapp-article-2.xml",
+        "sitemap-testapp-article-2.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+        "sitemapkit-manifest.json",
+    ]
+
+    # Vanished pages are deleted after the new index is published.
+    Article.objects.filter(slug__in=[f"a{i}" for i in range(20, 25)]).delete()
+    Builder().run()
+    stored = objects(s3, name)
+    assert "sitemap-testapp-article-3.xml" not in stored
+    assert "sitemap-testapp-article-3.xml.gz" not in stored
+    names = {path_of(loc).lstrip("/") for loc, _ in parse_index(stored["sitemap.xml"])}
+    assert names <= set(stored)
+
+
+def test_storage_that_does_not_overwrite_is_refused(bucket: Any, settings: Any) -> None:
+    settings.STORAGES["sitemaps"]["OPTIONS"]["file_overwrite"] = False
+    settings.STORAGES = dict(settings.STORAGES)
+    Builder().run()
+
+    Article.objects.filter(slug="a0").update(slug="changed", updated_at=EDITED)
+    with pytest.raises(PublishError, match="does not overwrite files"):
+        Builder().run()
+
+
+def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
+    from django_sitemapkit.publishing.publishers import BuildLocked
+
+    publisher = get_publisher()
+    with (
+        publisher.lock(),
+        pytest.raises(BuildLocked, match="Another sitemapkit_build is publishing"),
+    ):
+        Builder().run()
+    # Released: the next build runs.
+    assert Builder().run().published
+
+
+def test_an_edit_is_spliced_on_s3(bucket: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django_sitemapkit.engine.rendering import render_page
+
+    client, name = bucket
+    section = sitemapkit.registry.get("testapp-article")
+    assert section is not None
+    type(section).limit = 2500  # three 1,000-entry segments per page
+    Article.objects.bulk_create(
+        Article(slug=f"b{i}", updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(2500)
+    )
+    Builder().run()
+    spans: list[Any] = []
+    real = sitemapkit.Sitemap.render_page
+
+    def spy(self: Any, number: int, context: Any, span: Any = None) -> Any:
+        spans.append(span)
+        return real(self, number, context, span)
+
+    monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
+    article = Article.objects.order_by("pk")[1500]
+    article.updated_at = EDITED
+    article.save()
+    Builder().run()
+    assert len(spans) == 1 and spans[0] is not None  # one segment, read from S3 and spliced
+    monkeypatch.undo()
+    files = objects(client, name)
+    fresh = render_page("testapp-article", 1, base_url="https://www.example.com")
+    assert files["sitemap-testapp-article-1.xml"] == fresh.content
+    assert files["sitemap-testapp-article-1.xml.gz"] == fresh.gzipped().content
+    assert b"2026-06-01T00:00:00+00:00" in fresh.content
