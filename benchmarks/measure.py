@@ -489,7 +489,9 @@ def sitemapkit_view(which: str, rows: int, **_: Any) -> dict[str, Any]:
     import django_sitemapkit as sitemapkit
 
     client = Client()
-    (section,) = sitemapkit.registry.sections()
+    # The default site; called registry before 0.1's redesign (for --rev runs of older code).
+    site = getattr(sitemapkit, "site", None) or sitemapkit.registry
+    (section,) = site.sections()
     if which == "index":
         path = "/sitemap.xml"
     else:

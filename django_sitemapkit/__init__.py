@@ -1,25 +1,58 @@
-"""django-sitemapkit: sitemaps.org sitemaps for Django, at any size."""
+"""django-sitemapkit: sitemaps.org sitemaps for Django, at any size.
 
-from django_sitemapkit.registry import (
+Everything a project imports is here::
+
+    import django_sitemapkit as sitemapkit
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        url_name = "article-detail"
+        url_kwargs = {"slug": "slug"}
+
+    urlpatterns = [path("", include(sitemapkit.site.urls))]
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from django_sitemapkit.building.builder import BuildError, BuildResult
+from django_sitemapkit.conf import BaseUrlError
+from django_sitemapkit.publishing.publishers import BuildLocked, PublishError
+from django_sitemapkit.serving.robots import robots_txt
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
+from django_sitemapkit.sites import (
     AlreadyRegistered,
     NotRegistered,
-    SitemapRegistry,
+    SitemapSite,
     autodiscover,
+    build,
+    invalidate,
     register,
-    registry,
+    site,
 )
-from django_sitemapkit.serving.invalidation import invalidate
-from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
+
+try:
+    __version__ = version("django-sitemapkit")
+except PackageNotFoundError:  # a checkout on sys.path, not installed
+    __version__ = "0+unknown"
+
 
 __all__ = [
     "AlreadyRegistered",
+    "BaseUrlError",
+    "BuildError",
+    "BuildLocked",
+    "BuildResult",
     "ModelSitemap",
     "NotRegistered",
+    "PublishError",
     "Sitemap",
-    "SitemapRegistry",
+    "SitemapSite",
     "StaticViewSitemap",
+    "__version__",
     "autodiscover",
+    "build",
     "invalidate",
     "register",
-    "registry",
+    "robots_txt",
+    "site",
 ]

@@ -4,6 +4,9 @@ from django.apps import AppConfig
 from django.core import checks
 from django.db.models.signals import post_delete, post_save
 
+from django_sitemapkit import checks as sitemap_checks
+from django_sitemapkit.sites import autodiscover, on_model_change
+
 
 class SimpleSitemapkitConfig(AppConfig):
     """The app without autodiscovery of ``sitemaps`` modules."""
@@ -13,11 +16,8 @@ class SimpleSitemapkitConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django_sitemapkit import checks as sitemap_checks
-        from django_sitemapkit.serving.invalidation import on_model_change
-
         checks.register(sitemap_checks.check_settings, "sitemapkit")
-        checks.register(sitemap_checks.check_sitemaps, "sitemapkit")
+        checks.register(sitemap_checks.check_sites, "sitemapkit")
         checks.register(sitemap_checks.check_index_directory, "sitemapkit", checks.Tags.urls)
         post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
         post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")
@@ -30,4 +30,4 @@ class SitemapkitConfig(SimpleSitemapkitConfig):
 
     def ready(self) -> None:
         super().ready()
-        self.module.autodiscover()  # type: ignore[union-attr]
+        autodiscover()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from django_sitemapkit.protocol.locations import DEFAULT_STRIP_PARAMS, parse_base_url
 
@@ -85,7 +86,7 @@ def get_settings() -> SitemapkitSettings:
     return SitemapkitSettings(**merged)
 
 
-class BaseUrlError(ValueError):
+class BaseUrlError(ImproperlyConfigured, ValueError):
     """The base URL is missing or malformed; the message names where it came from."""
 
     def __init__(self, source: str, problem: str | None = None) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from django_sitemapkit.sites import site
 from tests.xsd import validate_index, validate_urlset
 
 
@@ -33,23 +34,21 @@ def xsd_validate_index() -> Callable[..., Any]:
 
 @pytest.fixture
 def sitemaps() -> Any:
-    """The default registry, emptied for the test and restored afterwards.
+    """The default site, emptied for the test and restored afterwards.
 
-    Views and rendering read the module-level registry (as a project's would),
+    The URLconf, views and builds use the default site (as a project's would),
     so tests register on it and this fixture undoes their registrations.
     """
-    from django_sitemapkit.registry import registry
-
-    saved = dict(registry._registry)
-    saved_duplicates = list(registry.duplicate_sections)
-    registry._registry.clear()
-    registry.duplicate_sections.clear()
+    saved = dict(site._registry)
+    saved_duplicates = list(site.duplicate_sections)
+    site._registry.clear()
+    site.duplicate_sections.clear()
     try:
-        yield registry
+        yield site
     finally:
-        registry._registry.clear()
-        registry._registry.update(saved)
-        registry.duplicate_sections[:] = saved_duplicates
+        site._registry.clear()
+        site._registry.update(saved)
+        site.duplicate_sections[:] = saved_duplicates
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sitemaps
+from django_sitemapkit.checks import check_sites
 from django_sitemapkit.protocol.w3c import format_datetime
 from tests.testapp.models import Article, Author, Event
 from tests.utils import crawl, get_ok, parse_index, parse_urlset, path_of
@@ -74,7 +74,7 @@ def test_large_section(
     assert all(u.changefreq == "weekly" and u.priority == "0.6" for u in listed)
     authors = files["/sitemap-testapp-author-1.xml"]
     assert len(authors) == 3 and all(u.lastmod is None for u in authors)
-    assert "sitemapkit.W001" in [m.id for m in check_sitemaps()]
+    assert "sitemapkit.W001" in [m.id for m in check_sites()]
 
     # 2. Each index lastmod is the newest lastmod of its page.
     for loc, lastmod in index:

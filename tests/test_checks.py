@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_index_directory, check_settings, check_sitemaps
+from django_sitemapkit.checks import check_index_directory, check_settings, check_sites
 from tests.testapp.models import Article, Author, Event, Tag
 
 
@@ -66,7 +66,7 @@ def test_base_url_messages_are_those_of_every_other_caller(settings: Any) -> Non
 
 def test_missing_lastmod_field_warns(sitemaps: Any) -> None:
     sitemapkit.register(Author)
-    [warning] = check_sitemaps()
+    [warning] = check_sites()
     assert warning.id == "sitemapkit.W001"
     assert "testapp.Author has no 'updated_at' field" in warning.msg
 
@@ -76,7 +76,7 @@ def test_lastmod_field_none_silences_the_warning(sitemaps: Any) -> None:
     class AuthorSitemap(sitemapkit.ModelSitemap):
         lastmod_field = None
 
-    assert check_sitemaps() == []
+    assert check_sites() == []
 
 
 def test_wrong_lastmod_field_is_an_error(sitemaps: Any) -> None:
@@ -88,7 +88,7 @@ def test_wrong_lastmod_field_is_an_error(sitemaps: Any) -> None:
     class AuthorSitemap(sitemapkit.ModelSitemap):
         lastmod_field = "modified_at"
 
-    assert ids(check_sitemaps()) == ["sitemapkit.E009", "sitemapkit.E009"]
+    assert ids(check_sites()) == ["sitemapkit.E009", "sitemapkit.E009"]
 
 
 def test_bad_attributes(sitemaps: Any) -> None:
@@ -102,7 +102,7 @@ def test_bad_attributes(sitemaps: Any) -> None:
     class TagSitemap(sitemapkit.ModelSitemap):
         limit = 0
 
-    assert ids(check_sitemaps()) == [
+    assert ids(check_sites()) == [
         "sitemapkit.E004",
         "sitemapkit.E005",
         "sitemapkit.E006",
@@ -120,13 +120,13 @@ def test_methods_are_not_checked_statically(sitemaps: Any) -> None:
         def changefreq(self, obj: Any) -> str:
             return "daily"
 
-    assert check_sitemaps() == []
+    assert check_sites() == []
 
 
 def test_duplicate_sections(sitemaps: Any) -> None:
     sitemapkit.register(Tag, section="things")
     sitemapkit.register(Article, section="things")
-    assert "sitemapkit.E007" in ids(check_sitemaps())
+    assert "sitemapkit.E007" in ids(check_sites())
 
 
 def test_checks_run_through_manage_py_check(sitemaps: Any, settings: Any) -> None:
@@ -135,7 +135,7 @@ def test_checks_run_through_manage_py_check(sitemaps: Any, settings: Any) -> Non
         call_command("check")
 
 
-DIRECTORY_HINT = 'path("", include("django_sitemapkit.urls"))'
+DIRECTORY_HINT = 'path("", include(site.urls))'
 
 
 def register_outside_sections() -> None:

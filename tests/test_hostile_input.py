@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import Builder
 from django_sitemapkit.models import SitemapPage
+from django_sitemapkit.sites import site as default_site
 from tests.rfc3986 import is_sitemap_url
 from tests.testapp.models import Article, Event
 from tests.utils import parse_index, parse_urlset, path_of
@@ -216,7 +216,7 @@ def test_every_file_is_valid_and_accounts_for_every_item(
             if content is not None:
                 check_file(content)
 
-        result = Builder(full=True).run()
+        result = default_site.builder(full=True).run()
         folder = Path(build_dir) / "current"
         built = {
             path.name: path.read_bytes()

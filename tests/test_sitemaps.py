@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.rendering import render_index, render_page
+from django_sitemapkit.sites import site
 from tests.testapp.models import Article, Author, Event, Product, Tag
 from tests.utils import parse_index, parse_urlset
 
@@ -21,7 +23,7 @@ TEMPLATES = Path(__file__).parent / "testapp" / "templates" / "testapp"
 
 
 def urls(section: str, page: int = 1) -> list[Any]:
-    return parse_urlset(render_page(section, page, base_url=BASE).content)
+    return parse_urlset(render_page(section, page, base_url=BASE, sitemaps=site).content)
 
 
 def test_model_sitemap_lists_every_row_with_updated_at(sitemaps: Any) -> None:
@@ -40,7 +42,7 @@ def test_model_without_updated_at_has_no_lastmod(sitemaps: Any) -> None:
     Author.objects.create(name="x")
     [entry] = urls("testapp-author")
     assert entry.lastmod is None
-    [(_loc, lastmod)] = parse_index(render_index(base_url=BASE).content)
+    [(_loc, lastmod)] = parse_index(render_index(base_url=BASE, sitemaps=site).content)
     assert lastmod is None
 
 
@@ -55,7 +57,7 @@ def test_lastmod_field_names_another_field_and_dates_stay_dates(sitemaps: Any) -
     assert first.lastmod == "2026-05-01"
     assert second.lastmod is None
     # The index writes full datetimes, midnight of that same day.
-    [(_loc, lastmod)] = parse_index(render_index(base_url=BASE).content)
+    [(_loc, lastmod)] = parse_index(render_index(base_url=BASE, sitemaps=site).content)
     assert lastmod == "2026-05-01T00:00:00+00:00"
 
 
@@ -141,7 +143,7 @@ def test_bad_locations_are_skipped_counted_and_logged(
     ]:
         Event.objects.create(url=url)
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
-        rendered = render_page("testapp-event", 1, base_url=BASE)
+        rendered = render_page("testapp-event", 1, base_url=BASE, sitemaps=site)
     assert [u.loc for u in parse_urlset(rendered.content)] == [f"{BASE}/ok/", f"{BASE}/ok2/"]
     assert rendered.skipped == 5
     assert caplog.text.count("skipped <Event: Event object") == 5
@@ -161,7 +163,7 @@ def test_generic_sitemap_with_items(sitemaps: Any) -> None:
         def location(self, item: str) -> str:
             return item
 
-    index = parse_index(render_index(base_url=BASE).content)
+    index = parse_index(render_index(base_url=BASE, sitemaps=site).content)
     assert [loc for loc, _ in index] == [f"{BASE}/sitemap-misc-1.xml", f"{BASE}/sitemap-misc-2.xml"]
     assert [e.loc for e in urls("misc", 2)] == [f"{BASE}/c/"]
     assert urls("misc", 2)[0].lastmod == "2026-01-02"
@@ -249,13 +251,13 @@ def test_fast_path_is_byte_identical_to_get_absolute_url(
         for i, slug in enumerate([*AWKWARD_SLUGS, "plain-2", "plain_3"])
     )
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
-        slow = render_page("slow", 1, base_url=BASE)
-        fast = render_page("fast", 1, base_url=BASE)
+        slow = render_page("slow", 1, base_url=BASE, sitemaps=site)
+        fast = render_page("fast", 1, base_url=BASE, sitemaps=site)
     assert fast.content == slow.content
     assert fast.skipped == slow.skipped == 3  # "", "a/b", and the 2,100-character URL
     assert len(parse_urlset(fast.content)) == len(AWKWARD_SLUGS) - 1
     assert "skipped <testapp.Article pk=" in caplog.text
-    assert parse_index(render_index(base_url=BASE).content)[0][1] is not None
+    assert parse_index(render_index(base_url=BASE, sitemaps=site).content)[0][1] is not None
 
 
 def test_fast_path_reads_only_the_columns_it_needs(sitemaps: Any) -> None:
@@ -270,7 +272,7 @@ def test_fast_path_reads_only_the_columns_it_needs(sitemaps: Any) -> None:
 
     Article.objects.create(slug="s", title="weekly", updated_at=T0)
     Article.objects.create(slug="t", title="sometimes", updated_at=T0)
-    render_index(base_url=BASE)
+    render_index(base_url=BASE, sitemaps=site)
     with CaptureQueriesContext(connection) as queries:
         entries = urls("testapp-article")
     assert [e.changefreq for e in entries] == ["weekly", None]
@@ -292,7 +294,7 @@ def test_a_span_is_read_without_a_server_side_cursor(
         url_kwargs = {"slug": "slug"}
 
     articles = [Article.objects.create(slug=f"a{i}", updated_at=T0) for i in range(6)]
-    render_index(base_url=BASE)
+    render_index(base_url=BASE, sitemaps=site)
     chunked = []
     chunked_cursor = connection.chunked_cursor
     monkeypatch.setattr(connection, "chunked_cursor", lambda: chunked.append(1) or chunked_cursor())
@@ -302,14 +304,14 @@ def test_a_span_is_read_without_a_server_side_cursor(
     # An incremental build's span: about one segment of rows, one round trip
     # (a server-side cursor costs four or five on PostgreSQL).
     span = KeySpan(after=str(articles[1].pk), through=str(articles[4].pk))
-    part = sitemap.render_page(1, context, span)
-    assert [e.loc for e in parse_urlset(b"".join(part.chunks))] == [
+    part = sections.render_page(sitemap, 1, context, span)
+    assert [e.loc for e in parse_urlset(b"".join(part.pieces))] == [
         f"{BASE}/articles/a{i}/" for i in (2, 3, 4)
     ]
     assert chunked == []
     # A whole page, up to 50,000 rows, streams from a server-side cursor.
-    whole = sitemap.render_page(1, context)
-    assert len(parse_urlset(b"".join(whole.chunks))) == 6
+    whole = sections.render_page(sitemap, 1, context)
+    assert len(parse_urlset(b"".join(whole.pieces))) == 6
     assert chunked == [1]
 
 
@@ -344,7 +346,7 @@ def test_equivalent_spellings_of_a_url_are_listed_once(
     for url in [*EQUIVALENT_SPELLINGS, "/y"]:
         Event.objects.create(url=url)
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
-        rendered = render_page("testapp-event", 1, base_url=BASE)
+        rendered = render_page("testapp-event", 1, base_url=BASE, sitemaps=site)
     assert [u.loc for u in parse_urlset(rendered.content)] == [f"{BASE}/x", f"{BASE}/y"]
     assert rendered.skipped == len(EQUIVALENT_SPELLINGS) - 1
     assert caplog.text.count(f"{BASE}/x is listed already in this file") == 6
@@ -358,7 +360,7 @@ def test_rows_sharing_a_url_are_listed_once(sitemaps: Any, fast: bool) -> None:
         Article(slug=slug, updated_at=T0 + datetime.timedelta(days=i))
         for i, slug in enumerate(slugs)
     )
-    rendered = render_page("testapp-article", 1, base_url=BASE)
+    rendered = render_page("testapp-article", 1, base_url=BASE, sitemaps=site)
     entries = parse_urlset(rendered.content)
     # The first row of each URL is listed, with its own lastmod.
     assert [(e.loc, e.lastmod) for e in entries] == [
@@ -423,8 +425,8 @@ def test_a_lastmod_the_time_zone_cannot_hold_costs_only_that_entrys_lastmod(
     for i, value in enumerate(extreme):
         Article.objects.create(slug=f"extreme{i}", updated_at=value)
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
-        page = render_page("testapp-article", 1, base_url=BASE)
-        index = parse_index(render_index(base_url=BASE).content)
+        page = render_page("testapp-article", 1, base_url=BASE, sitemaps=site)
+        index = parse_index(render_index(base_url=BASE, sitemaps=site).content)
     lastmods = {e.loc: e.lastmod for e in parse_urlset(page.content)}
     assert lastmods == {
         f"{BASE}/articles/ok/": kept,
@@ -481,7 +483,7 @@ def test_an_item_whose_changefreq_fails_is_skipped_alone(sitemaps: Any) -> None:
                 raise KeyError("missing")
             return "daily"
 
-    rendered = render_page("misc", 1, base_url=BASE)
+    rendered = render_page("misc", 1, base_url=BASE, sitemaps=site)
     assert [e.loc for e in parse_urlset(rendered.content)] == [f"{BASE}/b/"]
     assert rendered.skipped == 1
 
@@ -511,8 +513,8 @@ def test_a_unique_column_still_lists_a_normalised_url_once(sitemaps: Any, slugs:
         Product(slug=slug, updated_at=T0 + datetime.timedelta(days=i))
         for i, slug in enumerate(slugs)
     )
-    fast = render_page("fast", 1, base_url=BASE)
-    slow = render_page("slow", 1, base_url=BASE)
+    fast = render_page("fast", 1, base_url=BASE, sitemaps=site)
+    slow = render_page("slow", 1, base_url=BASE, sitemaps=site)
     assert fast.content == slow.content
     assert sorted(e.loc for e in parse_urlset(fast.content)) == [
         f"{BASE}/products/b",

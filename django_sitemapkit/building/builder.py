@@ -28,13 +28,16 @@ from django.db import InterfaceError, OperationalError, connections
 
 from django_sitemapkit.building.splicing import can_splice, sitemap_can_splice, splice_pages
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
+from django_sitemapkit.engine import rows, sections
+from django_sitemapkit.engine.entries import RenderContext
+from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
-from django_sitemapkit.engine.rendering import IndexEntry, make_context, write_index
+from django_sitemapkit.engine.rendering import IndexEntry, Sections, make_context, write_index
+from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.protocol.deflate import Piece, compress_pieces, gzip_member
 from django_sitemapkit.protocol.w3c import to_aware
 from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
 from django_sitemapkit.publishing.publishers import (
-    INDEX_NAME,
     FileRecord,
     Manifest,
     PageLayout,
@@ -42,10 +45,8 @@ from django_sitemapkit.publishing.publishers import (
     Reuse,
     Transaction,
     get_publisher,
-    page_filename,
 )
-from django_sitemapkit.registry import SitemapRegistry, registry
-from django_sitemapkit.sitemaps import ModelSitemap, RenderContext, RenderedPage, Sitemap
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 
 class BuildError(Exception):
@@ -96,10 +97,10 @@ Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 
-def sha256(*chunks: Piece) -> str:
+def sha256(*pieces: Piece) -> str:
     digest = hashlib.sha256()
-    for chunk in chunks:
-        digest.update(chunk)
+    for piece in pieces:
+        digest.update(piece)
     return digest.hexdigest()
 
 
@@ -126,7 +127,7 @@ def render_page_resiliently(
     sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
 ) -> RenderedPage:
     """Render one page (or ``span`` of it), again on a fresh connection if the database dropped ours."""
-    return resiliently(lambda: sitemap.render_page(number, context, span))
+    return resiliently(lambda: sections.render_page(sitemap, number, context, span))
 
 
 def render_section(
@@ -134,11 +135,12 @@ def render_section(
     context: RenderContext,
     numbers: list[int],
     skipped: Callable[[int], None] = lambda count: None,
+    pages_changed: Callable[[str], None] = lambda section: None,
 ) -> Iterator[tuple[int, RenderedPage]]:
     """Pages ``numbers`` of a section, then any page split off while rendering them.
 
     A page whose every URL is skipped has no file; ``skipped`` is told how
-    many rows it held.
+    many rows it held, ``pages_changed`` when a split changed the section's pages.
     """
     done: set[int] = set()
     pending = numbers
@@ -152,10 +154,13 @@ def render_section(
                 skipped(exc.skipped)
                 continue
             overflowed = overflowed or page.overflowed
+            if page.pages_changed:
+                pages_changed(sitemap.name)
             yield number, page
         if not overflowed:
             return
-        pending = [s.number for s in sitemap.page_summaries(context) if s.number not in done]
+        summaries = sections.page_summaries(sitemap, context)
+        pending = [s.number for s in summaries if s.number not in done]
 
 
 class BackgroundDigests:
@@ -170,10 +175,10 @@ class BackgroundDigests:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-sha256")
         self._pending: tuple[FileRecord, Future[str]] | None = None
 
-    def fill_in(self, record: FileRecord, chunks: Sequence[Piece]) -> None:
-        """Set ``record.sha256`` to the digest of ``chunks``, at the latest by ``wait()``."""
+    def fill_in(self, record: FileRecord, pieces: Sequence[Piece]) -> None:
+        """Set ``record.sha256`` to the digest of ``pieces``, at the latest by ``wait()``."""
         self.wait()
-        self._pending = (record, self._pool.submit(sha256, *chunks))
+        self._pending = (record, self._pool.submit(sha256, *pieces))
 
     def wait(self) -> None:
         """Every record given so far has its digest."""
@@ -194,7 +199,7 @@ class Builder:
         self,
         *,
         publisher: Publisher | None = None,
-        sitemaps: SitemapRegistry = registry,
+        sitemaps: Sections,
         full: bool = False,
         dry_run: bool = False,
         progress: Progress | None = None,
@@ -276,7 +281,7 @@ class Builder:
         old = {} if previous is None else {record.name: record for record in previous.pages}
         # Previous gzip files can be reused only if the previous build made them.
         old_gzip = previous is not None and previous.gzip
-        context = make_context(self.base_url)
+        context = make_context(self.base_url, self.sitemaps.name)
         # One pass over the sections' page lists first, for the progress total.
         wanted = [sitemap for sitemap in self.sitemaps if _wanted(sitemap, selected)]
         splice_records = {
@@ -355,12 +360,12 @@ class Builder:
                 # changed unless its digest is known: their digests are only
                 # for the manifest, and are worked out while the build goes on.
                 defer_digest = page.digest is None and (self.full or bool(page.reused))
-                digest = page.digest or ("" if defer_digest else sha256(*page.chunks))
+                digest = page.digest or ("" if defer_digest else sha256(*page.pieces))
                 same_bytes = before is not None and before.sha256 == digest
                 unchanged = same_bytes and not self.full and (old_gzip or not self.gzip)
                 compressed: Sequence[Piece] = []
                 if not unchanged and self.gzip:
-                    compressed = page.compressed or compress_pieces(page.chunks)
+                    compressed = page.compressed or compress_pieces(page.pieces)
                 record = FileRecord(
                     section=sitemap.name,
                     number=number,
@@ -376,18 +381,18 @@ class Builder:
                 )
                 records.append(record)
                 if defer_digest:
-                    digests.fill_in(record, page.chunks)
+                    digests.fill_in(record, page.pieces)
                     if before is not None:
                         awaiting_digest.append((record, before))
                 if unchanged:
                     assert before is not None
                     keep_record(before)
                 else:
-                    write(name, page.chunks, page.reused)
+                    write(name, page.pieces, page.reused)
                     if self.gzip:
                         # gzip_member puts the gzip header before the pieces.
                         reused_gz = {index + 1: offset for index, offset in page.reused_gz.items()}
-                        write(name + ".gz", gzip_member(page.chunks, compressed), reused_gz)
+                        write(name + ".gz", gzip_member(page.pieces, compressed), reused_gz)
                 result.urls += page.url_count
                 result.skipped += page.skipped
                 result.lastmods_dropped += page.lastmods_dropped
@@ -405,6 +410,7 @@ class Builder:
             index = write_index(
                 (IndexEntry(r.section, r.number, r.lastmod_value()) for r in manifest.pages),
                 base_url=self.base_url,
+                namespace=self.sitemaps.name,
             )
         except PageNotFound:
             raise BuildError("No section has a URL to list: nothing to publish.") from None
@@ -449,7 +455,9 @@ class Builder:
                     spliced.add(number)
                     yield number, page
         rest = [number for number in numbers if number not in spliced]
-        yield from render_section(sitemap, context, rest, result.count_skipped)
+        yield from render_section(
+            sitemap, context, rest, result.count_skipped, self.sitemaps.pages_changed
+        )
 
     def _splice(
         self,
@@ -478,13 +486,13 @@ class Builder:
         the scan is most of an incremental build's time.
         """
         if not isinstance(sitemap, ModelSitemap):
-            return sitemap.page_summaries(context)
+            return sections.page_summaries(sitemap, context)
         cuts = {
             number: record.layout.cuts
             for number, record in splice_records.items()
             if record.layout is not None
         }
-        return sitemap.keyset_pages().summaries(cuts, parallel=True)
+        return rows.keyset_pages(sitemap).summaries(cuts, parallel=True)
 
     def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
         """Why no published page can be kept as it is, or None if they can.
@@ -505,7 +513,7 @@ class Builder:
     def _trust_fingerprints(self, sitemap: Sitemap, previous: Manifest | None) -> bool:
         """Whether pages of ``sitemap`` with unchanged fingerprints may be kept."""
         return (
-            sitemap.fingerprints_reliable()
+            sections.fingerprints_reliable(sitemap)
             and not self.full
             and not self.rerender
             and self._stale_pages_reason(previous) is None
@@ -553,7 +561,7 @@ def _layout(
         # from other rows (keys) than last time.
         cuts=[str(key) for key in page.segment_cuts],
         skips=list(page.segment_skips),
-        sizes=[len(piece) for piece in page.chunks],
+        sizes=[len(piece) for piece in page.pieces],
         gz_sizes=[len(piece) for piece in compressed],
     )
     if kept is None:

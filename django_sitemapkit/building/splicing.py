@@ -28,14 +28,17 @@ from collections.abc import Callable, Iterator, Sequence
 
 from django.db import models
 
+from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.engine.rangestats import RangeStats
 from django_sitemapkit.engine.rendering import split_pieces
+from django_sitemapkit.engine.rows import keys_sort_alike
+from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.protocol.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE, Piece, compress_piece
 from django_sitemapkit.protocol.w3c import to_aware
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, SEGMENT_ENTRIES
 from django_sitemapkit.publishing.publishers import FileRecord
-from django_sitemapkit.sitemaps import ModelSitemap, RenderContext, RenderedPage
+from django_sitemapkit.sitemaps import ModelSitemap
 
 RenderSpan = Callable[[int, KeySpan], RenderedPage]
 # Each entry's location as the writer wrote it (escaped, so never holding "<").
@@ -47,7 +50,7 @@ def sitemap_can_splice(sitemap: ModelSitemap) -> bool:
     """Splicing needs a datetime lastmod (a date cannot tell edits of one day apart)
     and keys that Python orders as the database does (integers)."""
     return isinstance(sitemap.get_lastmod_field(), models.DateTimeField) and (
-        sitemap.keys_sort_alike()
+        keys_sort_alike(sitemap)
     )
 
 
@@ -177,13 +180,13 @@ def _splice(
             part.overflowed
             or part.url_count != entries[position]
             or part.skipped != layout.skips[position]
-            or len(part.chunks) != 3
+            or len(part.pieces) != 3
             # The head or tail changed (namespaces, say): not a splice.
-            or part.chunks[0] != pieces[0]
-            or part.chunks[-1] != pieces[-1]
+            or part.pieces[0] != pieces[0]
+            or part.pieces[-1] != pieces[-1]
         ):
             return None
-        segment = part.chunks[1]
+        segment = part.pieces[1]
         if _locations(segment) != _locations(pieces[position + 1]):
             # An edited URL may now repeat one listed in another segment, or
             # free one that was skipped there as a repeat of it: only the

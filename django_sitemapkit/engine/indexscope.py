@@ -16,13 +16,14 @@ from typing import NoReturn
 from django.db import connections
 
 from django_sitemapkit.conf import get_settings
-from django_sitemapkit.engine.rendering import index_path, make_context
+from django_sitemapkit.engine import rows
+from django_sitemapkit.engine.rendering import URL_NAMESPACE, index_path, make_context
 from django_sitemapkit.engine.urltemplates import UrlTemplate
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 
 INDEX_AT_ROOT_HINT = (
-    'Include the sitemap URLs at the root of the site: path("", include("django_sitemapkit.urls")), '
+    'Include the sitemap URLs at the root of the site: path("", include(site.urls)), '
     "or leave the include out where a web server serves the files sitemapkit_build writes."
 )
 
@@ -47,12 +48,12 @@ class Misplaced:
 class IndexDirectory:
     """The directory of the sitemap index, which holds every URL the sitemaps may list."""
 
-    def __init__(self, base_url: str) -> None:
-        self.index_path = index_path()
+    def __init__(self, base_url: str, namespace: str = URL_NAMESPACE) -> None:
+        self.index_path = index_path(namespace)
         # The index's directory refuses what lies outside it; the site's
         # refuses only what is wrong anywhere (another host, too long...),
         # which the build skips with its own reason.
-        self.inside = make_context(base_url).locations
+        self.inside = make_context(base_url, namespace).locations
         self.site = LocationBuilder(base_url, strip_params=get_settings().STRIP_QUERY_PARAMS)
 
     @property
@@ -102,11 +103,11 @@ def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object
             samples.append((template.parts[0], True))
     if query and sitemap.model is not None:
         queryset = sitemap.get_queryset()
-        if sitemap.uses_fast_path:
-            queryset = queryset.values_list(*sitemap.row_columns())
+        if rows.reads_columns(sitemap):
+            queryset = queryset.values_list(*rows.row_columns(sitemap))
         row = queryset.first()
         if row is not None:
-            samples.append((sitemap.item_access().location(row), False))
+            samples.append((rows.item_access(sitemap).location(row), False))
     return samples
 
 

@@ -38,7 +38,8 @@ from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Count, IntegerField, Max, QuerySet, Value
-from django.db.models.sql.compiler import SQLCompiler
+
+from django_sitemapkit.engine.internals import compiled_sql, converted_rows
 
 # SQLite refuses compound statements of more than 500 SELECTs by default.
 UNION_BATCH_SIZE = 400
@@ -115,9 +116,7 @@ class RangeAggregator:
             return self._rows_by_orm(ranges)
         rows = self._execute_split(statements, len(ranges))
         # Every statement selects the same columns as a part: its compiler converts them.
-        compiler = self._part(0, None, None).query.get_compiler(using=self.db)
-        compiler.setup_query()
-        return _converted(compiler, rows)
+        return converted_rows(self._part(0, None, None), rows)
 
     # -- one part per range ---------------------------------------------------
 
@@ -150,7 +149,7 @@ class RangeAggregator:
             None if upper is None else Bound(upper.lookup, high_key),
         )
         try:
-            sql, compiled = query.query.get_compiler(using=self.db).as_sql()
+            sql, compiled = compiled_sql(query)
         except (EmptyResultSet, FullResultSet):
             return None
         params = list(compiled)
@@ -162,10 +161,7 @@ class RangeAggregator:
         return _Shape(sql, params, tag_at, lower_at, upper_at)
 
     def _key_field(self) -> models.Field[Any, Any]:
-        field: Any = self.pk
-        while field.is_relation:  # a parent link (multi-table inheritance)
-            field = field.target_field
-        return field  # type: ignore[no-any-return]
+        return key_field(self.pk)
 
     def _key_placeholders(self) -> tuple[str, str] | None:
         """Two keys (as text) no range will hold, of the key field's type."""
@@ -380,6 +376,9 @@ def _only_position(params: Sequence[Any], value: Any) -> int | None:
     return positions[0] if len(positions) == 1 else None
 
 
-def _converted(compiler: SQLCompiler, rows: list[Any]) -> Iterator[Sequence[Any]]:
-    """Rows as the ORM would return them (the backend's converters applied)."""
-    return compiler.results_iter(results=[rows])
+def key_field(pk: models.Field[Any, Any]) -> models.Field[Any, Any]:
+    """The field holding a primary key's values: through parent links (multi-table inheritance)."""
+    field: Any = pk
+    while field.is_relation:
+        field = field.target_field
+    return field  # type: ignore[no-any-return]

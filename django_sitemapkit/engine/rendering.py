@@ -14,24 +14,42 @@ import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 from django.urls import get_resolver, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 
 from django_sitemapkit.conf import get_settings
+from django_sitemapkit.engine.entries import RenderContext
+from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
+from django_sitemapkit.engine.sections import page_summaries
+from django_sitemapkit.engine.sections import render_page as render_section_page
 from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.locations import LocationBuilder
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import IndexWriter
-from django_sitemapkit.publishing.publishers import INDEX_NAME, page_filename
-from django_sitemapkit.registry import SitemapRegistry, registry
-from django_sitemapkit.sitemaps import RenderContext
+from django_sitemapkit.sitemaps import Sitemap
 
+
+class Sections(Protocol):
+    """What rendering needs of a set of sections: a ``SitemapSite``."""
+
+    #: The URL namespace its views are routed under.
+    name: str
+
+    def get(self, section: str) -> Sitemap | None: ...
+
+    def __iter__(self) -> Iterator[Sitemap]: ...
+
+    def sections(self) -> list[str]: ...
+
+    def pages_changed(self, section: str) -> None:
+        """The recorded pages of ``section`` changed: drop what lists them."""
+
+
+# The URL namespace of the default site, whose URLs ``django_sitemapkit.urls`` holds.
 URL_NAMESPACE = "sitemapkit"
-INDEX_URL_NAME = f"{URL_NAMESPACE}:index"
-SECTION_URL_NAME = f"{URL_NAMESPACE}:section"
-
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -86,36 +104,38 @@ def site_time_zone() -> datetime.tzinfo:
     return datetime.UTC if getattr(zone, "key", None) in ("UTC", "Etc/UTC") else zone
 
 
-def views_routed() -> bool:
-    """Whether the URLconf includes ``django_sitemapkit.urls`` (its namespace, at the top)."""
+def views_routed(namespace: str = URL_NAMESPACE) -> bool:
+    """Whether the URLconf routes a site's views under ``namespace`` (at the top)."""
     resolver = get_resolver(get_urlconf())
-    return URL_NAMESPACE in resolver.namespace_dict or URL_NAMESPACE in resolver.app_dict
+    return namespace in resolver.namespace_dict or namespace in resolver.app_dict
 
 
-def index_path() -> str:
+def index_path(namespace: str = URL_NAMESPACE) -> str:
     """Where the index lives: the one rule for every file's URL, robots.txt included.
 
     Where the views are routed, their URL. Otherwise a web server serves the
     built files, at the root of the site as Django knows it (the script
-    prefix), which is where ``path("", include(...))`` would route them.
+    prefix), which is where ``path("", include(site.urls))`` would route them.
     """
-    if views_routed():
-        return reverse(INDEX_URL_NAME)
+    if views_routed(namespace):
+        return reverse(f"{namespace}:index")
     return get_script_prefix() + INDEX_NAME
 
 
-def page_path(section: str, number: int, *, gz: bool = False) -> str:
-    if views_routed():
-        name = SECTION_URL_NAME + ("-gz" if gz else "")
+def page_path(
+    section: str, number: int, *, gz: bool = False, namespace: str = URL_NAMESPACE
+) -> str:
+    if views_routed(namespace):
+        name = f"{namespace}:section" + ("-gz" if gz else "")
         return reverse(name, kwargs={"section": section, "page": number})
     # Beside the index, under the name urls.py gives the page (and a build its file).
     name = page_filename(section, number) + (".gz" if gz else "")
-    return posixpath.join(posixpath.dirname(index_path()), name)
+    return posixpath.join(posixpath.dirname(index_path(namespace)), name)
 
 
-def make_context(base_url: str) -> RenderContext:
+def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
     """Locations are built from ``base_url`` and must lie in the index's directory."""
-    directory = posixpath.dirname(index_path())
+    directory = posixpath.dirname(index_path(namespace))
     directory_url = base_url + directory.rstrip("/") + "/"
     return RenderContext(
         locations=LocationBuilder(
@@ -127,20 +147,20 @@ def make_context(base_url: str) -> RenderContext:
     )
 
 
-def render_page(
-    section: str, number: int, *, base_url: str, sitemaps: SitemapRegistry = registry
-) -> RenderedFile:
+def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections) -> RenderedFile:
     """One ``<urlset>`` file; raises SectionNotFound or PageNotFound."""
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
-    page = sitemap.render_page(number, make_context(base_url))
+    page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
+    if page.pages_changed:
+        sitemaps.pages_changed(section)
     return RenderedFile(
         page.content,
         page.lastmod,
         page.url_count,
         page.skipped,
-        piece_sizes=tuple(map(len, page.chunks)),
+        piece_sizes=tuple(map(len, page.pieces)),
     )
 
 
@@ -153,7 +173,9 @@ class IndexEntry:
     lastmod: datetime.datetime | datetime.date | None
 
 
-def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile:
+def write_index(
+    entries: Iterable[IndexEntry], *, base_url: str, namespace: str = URL_NAMESPACE
+) -> RenderedFile:
     """The ``<sitemapindex>`` naming ``entries`` in order.
 
     Raises PageNotFound when there is no entry (an empty index is not valid),
@@ -182,11 +204,12 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
                     entry.lastmod,
                     tz,
                 )
-        writer.add(base_url + page_path(entry.section, entry.number, gz=gz), lastmod)
+        path = page_path(entry.section, entry.number, gz=gz, namespace=namespace)
+        writer.add(base_url + path, lastmod)
     if writer.count == 0:
         raise PageNotFound(0)
     last_modified = None if newest is None else to_aware(newest, tz)
-    pieces = writer.chunks()
+    pieces = writer.pieces()
     return RenderedFile(
         b"".join(pieces),
         last_modified,
@@ -195,14 +218,15 @@ def write_index(entries: Iterable[IndexEntry], *, base_url: str) -> RenderedFile
     )
 
 
-def index_entries(*, base_url: str, sitemaps: SitemapRegistry = registry) -> Iterator[IndexEntry]:
+def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
     """Every non-empty page of every section, with the newest lastmod of its rows."""
-    context = make_context(base_url)
+    context = make_context(base_url, sitemaps.name)
     for sitemap in sitemaps:
-        for summary in sitemap.page_summaries(context):
+        for summary in page_summaries(sitemap, context):
             yield IndexEntry(sitemap.name, summary.number, summary.lastmod)
 
 
-def render_index(*, base_url: str, sitemaps: SitemapRegistry = registry) -> RenderedFile:
+def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
     """The index as the database has it now: one entry per non-empty page."""
-    return write_index(index_entries(base_url=base_url, sitemaps=sitemaps), base_url=base_url)
+    entries = index_entries(base_url=base_url, sitemaps=sitemaps)
+    return write_index(entries, base_url=base_url, namespace=sitemaps.name)

@@ -38,6 +38,15 @@ class IndexFull(Exception):
     """More sitemap files than one index may name."""
 
 
+def valid_priority(value: object) -> bool:
+    """Whether ``value`` is a priority sitemaps.org allows: a number from 0.0 to 1.0."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and 0.0 <= float(value) <= 1.0
+    )
+
+
 def format_priority(value: float) -> str:
     """``0.5`` -> ``"0.5"``, ``1`` -> ``"1.0"``, ``0.25`` -> ``"0.25"`` (at most 2 places)."""
     text = f"{value:.2f}".rstrip("0")
@@ -103,7 +112,7 @@ class _FileWriter:
         """Count one row that was read but not written (its own segment's key range)."""
         self.segment_skips[-1] += 1
 
-    def chunks(self) -> list[bytes]:
+    def pieces(self) -> list[bytes]:
         """The whole file as its pieces: head, segments, tail (no joined copy); ends the writer."""
         if self._pieces is not None:
             return self._pieces

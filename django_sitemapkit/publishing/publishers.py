@@ -43,11 +43,11 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage, Storage, storages
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
+from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.protocol.deflate import Piece
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
 MANIFEST_VERSION = 1
-INDEX_NAME = "sitemap.xml"
 CURRENT_LINK = "current"
 GENERATIONS_DIR = "generations"
 TEMP_PREFIX = ".tmp-"
@@ -62,10 +62,6 @@ class BuildLocked(Exception):
 
 class PublishError(Exception):
     """The storage cannot publish a set safely."""
-
-
-def page_filename(section: str, number: int) -> str:
-    return f"sitemap-{section}-{number}.xml"
 
 
 @dataclass

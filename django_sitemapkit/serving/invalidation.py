@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
-from django.db import models, transaction
+from django.db import models
 
-from django_sitemapkit.registry import SitemapRegistry, registry
-from django_sitemapkit.serving.cache import invalidate_sections
+from django_sitemapkit.sitemaps import Sitemap
 
 
-def sections_of(model: type[models.Model], sitemaps: SitemapRegistry = registry) -> list[str]:
+def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[str]:
+    """The sections of ``sitemaps`` that list rows of ``model`` (or of its concrete model)."""
     concrete = model._meta.concrete_model
     return [
         sitemap.name
@@ -19,27 +19,15 @@ def sections_of(model: type[models.Model], sitemaps: SitemapRegistry = registry)
     ]
 
 
-def invalidate(*targets: type[models.Model] | str) -> None:
-    """Drop the cached files of the given models' or sections' names; all when none are given.
-
-    Call it after writes that send no signals (``QuerySet.update()``,
-    ``bulk_create()``, raw SQL).
-    """
+def target_sections(
+    sitemaps: Iterable[Sitemap], targets: Iterable[type[models.Model] | str]
+) -> list[str]:
+    """Section names for ``invalidate()``'s targets: models and names; every section for none."""
+    sitemaps = list(sitemaps)
+    targets = list(targets)
     if not targets:
-        invalidate_sections(registry.sections())
-        return
+        return [sitemap.name for sitemap in sitemaps]
     names: list[str] = []
     for target in targets:
-        names.extend([target] if isinstance(target, str) else sections_of(target))
-    invalidate_sections(names)
-
-
-def on_model_change(sender: type[models.Model], using: str = "default", **kwargs: Any) -> None:
-    """post_save / post_delete receiver: invalidate once the write is committed.
-
-    Before the commit another request could re-render from the old data and
-    cache it under the new token; on_commit runs at once outside a transaction.
-    """
-    names = sections_of(sender)
-    if names:
-        transaction.on_commit(lambda: invalidate_sections(names), using=using)
+        names.extend([target] if isinstance(target, str) else sections_of(target, sitemaps))
+    return names

@@ -52,9 +52,9 @@ from urllib.parse import urlsplit
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
+from django_sitemapkit.conf import base_url
 from django_sitemapkit.engine.rendering import index_path
 from django_sitemapkit.publishing.publishers import fsync_directory
-from django_sitemapkit.serving.views import site_base_url
 
 __all__ = [
     "Action",
@@ -278,6 +278,6 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 
     For sites without a robots.txt of their own: ``path("robots.txt", robots_txt)``.
     """
-    index_url = site_base_url(request) + index_path()
+    index_url = base_url(request) + index_path()
     body = f"User-agent: *\nDisallow:\n\n{sitemap_line(index_url)}\n"
     return HttpResponse(body, content_type=ROBOTS_CONTENT_TYPE)

@@ -6,22 +6,23 @@ import datetime
 import time
 from collections.abc import Callable
 
-from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
-from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
+from django_sitemapkit.conf import base_url, get_settings
+from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
+    URL_NAMESPACE,
     RenderedFile,
     SectionNotFound,
+    Sections,
     render_index,
     render_page,
 )
-from django_sitemapkit.publishing.publishers import INDEX_NAME, page_filename, published_file
-from django_sitemapkit.registry import registry
+from django_sitemapkit.publishing.publishers import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
 
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
@@ -37,18 +38,12 @@ _SECOND = datetime.timedelta(seconds=1)
 _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // _SECOND
 
 
-def site_base_url(request: HttpRequest) -> str:
-    try:
-        return base_url(request)
-    except BaseUrlError as exc:
-        raise ImproperlyConfigured(str(exc)) from None
-
-
-def _built(filename: str, gz: bool) -> RenderedFile | None:
+def _built(sitemaps: Sections, filename: str, gz: bool) -> RenderedFile | None:
     """The file from the published build (sitemapkit_build), if there is one."""
     conf = get_settings()
-    if not conf.SERVE_BUILT_FILES or conf.USE_REQUEST_HOST:
-        # A build is made for BASE_URL; per-host sites render per request.
+    if not conf.SERVE_BUILT_FILES or conf.USE_REQUEST_HOST or sitemaps.name != URL_NAMESPACE:
+        # A build is made of the default site, for BASE_URL; other sites and
+        # per-host sites render per request.
         return None
     try:
         found = published_file(filename + (".gz" if gz else ""))
@@ -59,12 +54,13 @@ def _built(filename: str, gz: bool) -> RenderedFile | None:
 
 def _serve(
     request: HttpRequest,
+    sitemaps: Sections,
     filename: str,
     sections: list[str],
     render: Callable[[str], RenderedFile],
     gz: bool,
 ) -> HttpResponseBase:
-    served = _built(filename, gz)
+    served = _built(sitemaps, filename, gz)
     if served is None:
         served = _render_cached(request, filename, sections, render, gz)
     return _respond(request, served, gz)
@@ -77,11 +73,11 @@ def _render_cached(
     render: Callable[[str], RenderedFile],
     gz: bool,
 ) -> RenderedFile:
-    base_url = site_base_url(request)
+    url = base_url(request)
     cache = get_cache()
-    key = None if cache is None else file_key(filename, base_url, section_tokens(cache, sections))
+    key = None if cache is None else file_key(filename, url, section_tokens(cache, sections))
     try:
-        xml = get_or_render(cache, key and f"{key}:xml", lambda: render(base_url))
+        xml = get_or_render(cache, key and f"{key}:xml", lambda: render(url))
         return get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
     except (SectionNotFound, PageNotFound):
         raise Http404("No such sitemap file.") from None
@@ -146,27 +142,31 @@ def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpRespon
 
 
 @require_safe
-def index(request: HttpRequest, gz: bool = False) -> HttpResponseBase:
+def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
     return _serve(
         request,
+        sitemaps,
         INDEX_NAME,
-        registry.sections(),
-        lambda base_url: render_index(base_url=base_url),
+        sitemaps.sections(),
+        lambda base_url: render_index(base_url=base_url, sitemaps=sitemaps),
         gz,
     )
 
 
 @require_safe
-def section(request: HttpRequest, section: str, page: str, gz: bool = False) -> HttpResponseBase:
+def section(
+    request: HttpRequest, section: str, page: str, sitemaps: Sections, gz: bool = False
+) -> HttpResponseBase:
     """``/sitemap-<section>-<page>.xml``."""
-    if registry.get(section) is None:
+    if sitemaps.get(section) is None:
         raise Http404("No such sitemap section.")
     number = int(page)
     return _serve(
         request,
+        sitemaps,
         page_filename(section, number),
         [section],
-        lambda base_url: render_page(section, number, base_url=base_url),
+        lambda base_url: render_page(section, number, base_url=base_url, sitemaps=sitemaps),
         gz,
     )

@@ -16,8 +16,10 @@ from django.db import connections
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import Builder, BuildError
+from django_sitemapkit.building.builder import BuildError
+from django_sitemapkit.engine import sections
 from django_sitemapkit.publishing.publishers import LOCK_NAME, get_publisher
+from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Tag
 from tests.utils import parse_index, parse_urlset, path_of
 
@@ -57,7 +59,7 @@ def site(sitemaps: Any, build_dir: Path) -> Any:
 
 
 def build(sections: list[str] | None = None, **kwargs: Any) -> Any:
-    return Builder(**kwargs).run(sections)
+    return default_site.builder(**kwargs).run(sections)
 
 
 def published(build_dir: Path) -> dict[str, bytes]:
@@ -170,7 +172,7 @@ def test_a_deletion_changes_that_pages_lastmod(
     else:
         article.published = False
         article.save()
-    builder = Builder(full=full)
+    builder = default_site.builder(full=full)
     result = builder.run()
     pages = {path_of(loc).lstrip("/") for loc in index}
     rewritten = pages if full else {"sitemap-testapp-article-1.xml"}
@@ -429,13 +431,13 @@ def test_unchanged_pages_are_not_rendered_again(
 ) -> None:
     build()
     rendered: list[tuple[str, int]] = []
-    real = sitemapkit.Sitemap.render_page
+    real = sections.render_page
 
-    def spy(self: Any, number: int, context: Any, span: Any = None) -> Any:
-        rendered.append((self.name, number))
-        return real(self, number, context, span)
+    def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+        rendered.append((sitemap.name, number))
+        return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
+    monkeypatch.setattr(sections, "render_page", spy)
     article = Article.objects.get(slug="a25")
     article.updated_at = EDITED
     article.save()
@@ -517,15 +519,15 @@ def drop_connection_once(monkeypatch: pytest.MonkeyPatch, page: int) -> list[int
     from django.db import OperationalError
 
     calls: list[int] = []
-    real = sitemapkit.ModelSitemap.page_items
+    real = sections.write_page
 
-    def flaky(self: Any, number: int, context: Any, span: Any = None) -> Any:
+    def flaky(sitemap: Any, number: int, *args: Any, **kwargs: Any) -> Any:
         calls.append(number)
         if number == page and calls.count(page) == 1:
             raise OperationalError("server closed the connection unexpectedly")
-        return real(self, number, context, span)
+        return real(sitemap, number, *args, **kwargs)
 
-    monkeypatch.setattr(sitemapkit.ModelSitemap, "page_items", flaky)
+    monkeypatch.setattr(sections, "write_page", flaky)
     return calls
 
 

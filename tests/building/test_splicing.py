@@ -20,10 +20,11 @@ import pytest
 from django.db import models
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import Builder
 from django_sitemapkit.building.splicing import sitemap_can_splice
+from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.pages import KeySpan
 from django_sitemapkit.publishing.publishers import get_publisher
+from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Document, Event
 from tests.utils import parse_index, parse_urlset, path_of
 
@@ -76,13 +77,13 @@ def articles(request: Any, sitemaps: Any, build_dir: Path) -> Any:
 def renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, KeySpan | None]]:
     """Every render_page call of the build: (page, span or None for the whole page)."""
     calls: list[tuple[int, KeySpan | None]] = []
-    real = sitemapkit.Sitemap.render_page
+    real = sections.render_page
 
-    def spy(self: Any, number: int, context: Any, span: KeySpan | None = None) -> Any:
+    def spy(sitemap: Any, number: int, context: Any, span: KeySpan | None = None) -> Any:
         calls.append((number, span))
-        return real(self, number, context, span)
+        return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
+    monkeypatch.setattr(sections, "render_page", spy)
     return calls
 
 
@@ -100,7 +101,7 @@ def full_build_files(settings: Any, folder: Path) -> dict[str, bytes]:
     saved = settings.SITEMAPKIT
     settings.SITEMAPKIT = {**saved, "BUILD_DIR": str(folder)}
     try:
-        Builder(full=True).run()
+        default_site.builder(full=True).run()
     finally:
         settings.SITEMAPKIT = saved
     return page_files(folder)
@@ -142,11 +143,11 @@ def assert_same_as_full_build(build_dir: Path, settings: Any, tmp_path: Path, la
 def test_a_few_edits_re_render_only_their_segments(
     articles: Any, build_dir: Path, settings: Any, tmp_path: Path, renders: list[Any]
 ) -> None:
-    Builder().run()
+    default_site.builder().run()
     renders.clear()
     # The 10th row is in page 1, segment 1 of 3; the 4,999th in page 2, segment 3.
     edit(*nth(9, 4998), at=T0 + datetime.timedelta(days=30))
-    result = Builder().run()
+    result = default_site.builder().run()
 
     assert [(number, span is not None) for number, span in sorted(renders)] == [
         (1, True),
@@ -177,7 +178,7 @@ def test_any_history_of_edits_deletions_and_insertions_matches_a_full_build(
     articles: Any, build_dir: Path, settings: Any, tmp_path: Path, renders: list[Any]
 ) -> None:
     rng = random.Random(20261122)
-    Builder().run()
+    default_site.builder().run()
     spliced = whole = 0
     for round_number in range(8):
         at = T0 + datetime.timedelta(days=round_number + 1)
@@ -206,7 +207,7 @@ def test_any_history_of_edits_deletions_and_insertions_matches_a_full_build(
                 + datetime.timedelta(microseconds=1)
             )
         renders.clear()
-        Builder().run()
+        default_site.builder().run()
         spliced += sum(1 for _, span in renders if span is not None)
         whole += sum(1 for _, span in renders if span is None)
         assert_same_as_full_build(build_dir, settings, tmp_path, str(round_number))
@@ -218,7 +219,7 @@ def test_any_history_of_edits_deletions_and_insertions_matches_a_full_build(
 def test_a_page_whose_old_file_is_not_what_the_manifest_says_is_rendered_whole(
     articles: Any, build_dir: Path, settings: Any, tmp_path: Path, renders: list[Any]
 ) -> None:
-    Builder().run()
+    default_site.builder().run()
     manifest = get_publisher().manifest()
     assert manifest is not None
     generation = build_dir / "generations" / manifest.generation
@@ -228,7 +229,7 @@ def test_a_page_whose_old_file_is_not_what_the_manifest_says_is_rendered_whole(
     page.write_bytes(data + b"\n")
     edit(*nth(4), at=T0 + datetime.timedelta(days=3))
     renders.clear()
-    Builder().run()
+    default_site.builder().run()
     assert renders == [(1, None)]
     assert_same_as_full_build(build_dir, settings, tmp_path, "tampered")
 
@@ -237,10 +238,10 @@ def test_without_gzip_the_plain_files_are_spliced(
     articles: Any, build_dir: Path, settings: Any, tmp_path: Path, renders: list[Any]
 ) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "GZIP": False}
-    Builder().run()
+    default_site.builder().run()
     edit(*nth(2600), at=T0 + datetime.timedelta(days=3))
     renders.clear()
-    result = Builder().run()
+    result = default_site.builder().run()
     assert [(number, span is not None) for number, span in renders] == [(2, True)]
     assert sorted(result.written) == [f"sitemap-{SECTION}-2.xml", "sitemap.xml"]
     assert_same_as_full_build(build_dir, settings, tmp_path, "plain")
@@ -258,12 +259,12 @@ def test_uuid_keys_are_not_spliced_but_pages_stay_right(
     Document.objects.bulk_create(
         Document(updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(3000)
     )
-    Builder().run()
+    default_site.builder().run()
     document = Document.objects.order_by("pk")[1200]
     document.updated_at = T0 + datetime.timedelta(days=40)
     document.save()
     renders.clear()
-    Builder().run()
+    default_site.builder().run()
     assert renders == [(1, None)]
     assert_same_as_full_build(build_dir, settings, tmp_path, "uuid")
 
@@ -303,10 +304,10 @@ def test_naive_datetimes_without_use_tz(
     Article.objects.bulk_create(
         Article(slug=f"a{i}", updated_at=naive + datetime.timedelta(seconds=i)) for i in range(3000)
     )
-    Builder().run()
+    default_site.builder().run()
     edit(*nth(1500), at=naive + datetime.timedelta(days=2))
     renders.clear()
-    Builder().run()
+    default_site.builder().run()
     assert [(number, span is not None) for number, span in renders] == [(1, True)]
     assert_same_as_full_build(build_dir, settings, tmp_path, "naive")
 
@@ -325,11 +326,11 @@ def test_without_kernel_copies_the_pieces_are_written(
     def refuse(*args: Any) -> int:
         raise OSError(errno.EXDEV, "Invalid cross-device link")
 
-    Builder().run()
+    default_site.builder().run()
     monkeypatch.setattr(os, "copy_file_range", refuse)
     edit(*nth(1500), at=T0 + datetime.timedelta(days=3))
     renders.clear()
-    Builder().run()
+    default_site.builder().run()
     assert [(number, span is not None) for number, span in renders] == [(1, True)]
     assert_same_as_full_build(build_dir, settings, tmp_path, "no-copy")
 
@@ -348,7 +349,7 @@ def test_a_page_split_below_its_old_segments_is_rendered_whole(
         Article(id=2 * i, slug=f"e{i}", updated_at=T0 + datetime.timedelta(seconds=i))
         for i in range(1, 2501)
     )
-    Builder().run()
+    default_site.builder().run()
     # 1,500 rows imported between them with old timestamps: the page holds
     # 4,000 rows and splits at key 3501, below its old cut at key 4000; its
     # row count is 2,500 again, and an edit in its first segment makes it a
@@ -358,7 +359,7 @@ def test_a_page_split_below_its_old_segments_is_rendered_whole(
     )
     edit(2, at=T0 + datetime.timedelta(days=5))
     renders.clear()
-    Builder().run()
+    default_site.builder().run()
     assert all(span is None for _, span in renders), renders
     assert_same_as_full_build(build_dir, settings, tmp_path, "split")
     files = page_files(build_dir)
@@ -377,7 +378,7 @@ def test_rows_that_came_and_went_in_unedited_segments_make_the_page_render_whole
     # Position 1,500 starts unpublished: page 1 holds positions 0-2,500 without it.
     hidden, shown, edited = nth(1500, 100, 2200)
     Article.objects.filter(pk=hidden).update(published=False)
-    Builder().run()
+    default_site.builder().run()
     # Without touching updated_at, one row leaves segment 1 and another joins
     # segment 2: the page keeps its row count, and only an edit in segment 3
     # moves its newest lastmod. Re-rendering segment 3 alone would keep the
@@ -386,7 +387,7 @@ def test_rows_that_came_and_went_in_unedited_segments_make_the_page_render_whole
     Article.objects.filter(pk=hidden).update(published=True)
     edit(edited, at=T0 + datetime.timedelta(days=9))
     renders.clear()
-    Builder().run()
+    default_site.builder().run()
     assert renders == [(1, None)]
     assert_same_as_full_build(build_dir, settings, tmp_path, "came-and-went")
     listed = {url.loc for url in parse_urlset(page_files(build_dir)[f"sitemap-{SECTION}-1.xml"])}
@@ -407,12 +408,12 @@ def test_an_edit_that_repeats_or_frees_a_url_renders_the_page_whole(
     # Rows 10 and 1,500: page 1, segments 1 and 2.
     first, second = nth(10, 1500)
     repeated = "https://www.example.com/articles/a10/"
-    Builder().run()
+    default_site.builder().run()
 
     # The second row takes the first one's URL: the page lists it once.
     renders.clear()
     retitle(second, "a10", T0 + datetime.timedelta(days=30))
-    Builder().run()
+    default_site.builder().run()
     assert (1, None) in renders
     locs = [u.loc for u in parse_urlset(page_files(build_dir)[f"sitemap-{SECTION}-1.xml"])]
     assert locs.count(repeated) == 1
@@ -421,7 +422,7 @@ def test_an_edit_that_repeats_or_frees_a_url_renders_the_page_whole(
 
     # The first row moves to another URL: the second one, skipped so far, is listed.
     retitle(first, "moved", T0 + datetime.timedelta(days=31))
-    Builder().run()
+    default_site.builder().run()
     locs = [u.loc for u in parse_urlset(page_files(build_dir)[f"sitemap-{SECTION}-1.xml"])]
     assert locs.count(repeated) == 1
     assert "https://www.example.com/articles/moved/" in locs

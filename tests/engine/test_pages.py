@@ -13,13 +13,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import Builder
+from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.pages import KeysetPages, PageNotFound
 from django_sitemapkit.engine.pagetable import Page, PageManager, Recording
 from django_sitemapkit.engine.rendering import render_index, render_page
 from django_sitemapkit.models import SitemapPage
-from django_sitemapkit.registry import SitemapRegistry
 from django_sitemapkit.serving.cache import get_cache, section_tokens
+from django_sitemapkit.sites import SitemapSite, site
+from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Document
 from tests.utils import parse_index, parse_urlset
 
@@ -51,11 +52,11 @@ def register_articles(limit: int = 10) -> None:
 
 def snapshot() -> tuple[dict[str, str | None], dict[int, bytes]]:
     """The index as {loc: lastmod} and every page's bytes."""
-    index = dict(parse_index(render_index(base_url=BASE).content))
+    index = dict(parse_index(render_index(base_url=BASE, sitemaps=site).content))
     pages = {}
     for loc in index:
         number = int(loc.rsplit("-", 1)[1].split(".")[0])
-        pages[number] = render_page("testapp-article", number, base_url=BASE).content
+        pages[number] = render_page("testapp-article", number, base_url=BASE, sitemaps=site).content
     return index, pages
 
 
@@ -134,18 +135,21 @@ def test_page_render_splits_a_grown_last_page(sitemaps: Any) -> None:
     make_articles(5, start=10)
     # The page is rendered before the index noticed the growth: it stays full
     # and the rest moves to a new page that the next index lists.
-    assert len(parse_urlset(render_page("testapp-article", 1, base_url=BASE).content)) == 10
+    assert (
+        len(parse_urlset(render_page("testapp-article", 1, base_url=BASE, sitemaps=site).content))
+        == 10
+    )
     _index, pages = snapshot()
     assert sorted(pages) == [1, 2]
     assert len(parse_urlset(pages[2])) == 5
 
 
 def test_byte_limit_splits_pages(sitemaps: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("django_sitemapkit.sitemaps.MAX_BYTES_PER_FILE", 4000)
+    monkeypatch.setattr("django_sitemapkit.engine.entries.MAX_BYTES_PER_FILE", 4000)
     Article.objects.bulk_create(Article(slug=f"{i}-" + "x" * 300, updated_at=T0) for i in range(30))
     register_articles(limit=50)
     # Rendering page 1 stops at the byte limit and cuts the page there.
-    content = render_page("testapp-article", 1, base_url=BASE).content
+    content = render_page("testapp-article", 1, base_url=BASE, sitemaps=site).content
     assert len(content) <= 4000
     first = len(parse_urlset(content))
     assert 0 < first < 30
@@ -167,11 +171,11 @@ def test_index_query_count_does_not_grow_with_the_section(sitemaps: Any) -> None
     register_articles()
     snapshot()
     with CaptureQueriesContext(connection) as small:
-        render_index(base_url=BASE)
+        render_index(base_url=BASE, sitemaps=site)
     make_articles(300, start=30)
     snapshot()
     with CaptureQueriesContext(connection) as large:
-        render_index(base_url=BASE)
+        render_index(base_url=BASE, sitemaps=site)
     assert len(large) == len(small) == 2  # page boundaries, one UNION ALL of aggregates
 
 
@@ -181,7 +185,7 @@ def test_page_queries_use_no_offset_and_a_fixed_count(sitemaps: Any) -> None:
     snapshot()
     for number in (1, 10):
         with CaptureQueriesContext(connection) as queries:
-            render_page("testapp-article", number, base_url=BASE)
+            render_page("testapp-article", number, base_url=BASE, sitemaps=site)
         assert len(queries) == 2
         assert not any("OFFSET" in q["sql"].upper() for q in queries)
 
@@ -193,14 +197,16 @@ def test_uuid_keys(sitemaps: Any) -> None:
     class DocumentSitemap(sitemapkit.ModelSitemap):
         limit = 10
 
-    index = parse_index(render_index(base_url=BASE).content)
+    index = parse_index(render_index(base_url=BASE, sitemaps=site).content)
     assert len(index) == 4
     locs = []
     for loc, _ in index:
         number = int(loc.rsplit("-", 1)[1].split(".")[0])
         locs += [
             u.loc
-            for u in parse_urlset(render_page("testapp-document", number, base_url=BASE).content)
+            for u in parse_urlset(
+                render_page("testapp-document", number, base_url=BASE, sitemaps=site).content
+            )
         ]
     assert sorted(locs) == sorted(f"{BASE}/documents/{d.id}/" for d in Document.objects.all())
 
@@ -210,9 +216,9 @@ def test_unknown_pages(sitemaps: Any) -> None:
     register_articles()
     snapshot()
     with pytest.raises(PageNotFound):
-        render_page("testapp-article", 2, base_url=BASE)
+        render_page("testapp-article", 2, base_url=BASE, sitemaps=site)
     with pytest.raises(PageNotFound):
-        render_page("testapp-article", 0, base_url=BASE)
+        render_page("testapp-article", 0, base_url=BASE, sitemaps=site)
     # Nothing is recorded for a section that was never cut.
     assert not SitemapPage.objects.filter(section="testapp-article").exists()
 
@@ -228,10 +234,10 @@ def read_only() -> Iterator[None]:
         yield
 
 
-def article_pages(sitemaps: SitemapRegistry) -> KeysetPages:
+def article_pages(sitemaps: SitemapSite) -> KeysetPages:
     sitemap = sitemaps.get("testapp-article")
     assert isinstance(sitemap, sitemapkit.ModelSitemap)
-    return sitemap.keyset_pages()
+    return rows.keyset_pages(sitemap)
 
 
 def recorded() -> list[Page]:
@@ -242,7 +248,7 @@ def key(slug: str) -> int:
     return Article.objects.get(slug=slug).pk
 
 
-def test_pages_cut_in_memory_are_the_pages_recorded(sitemaps: SitemapRegistry) -> None:
+def test_pages_cut_in_memory_are_the_pages_recorded(sitemaps: SitemapSite) -> None:
     make_articles(25)
     register_articles()
     with read_only():
@@ -255,7 +261,7 @@ def test_pages_cut_in_memory_are_the_pages_recorded(sitemaps: SitemapRegistry) -
 
 
 def test_recorded_pages_are_cut_in_memory_as_they_would_be_recorded(
-    sitemaps: SitemapRegistry,
+    sitemaps: SitemapSite,
 ) -> None:
     make_articles(40, published=lambda i: i != 15)
     register_articles()
@@ -273,15 +279,13 @@ def test_recorded_pages_are_cut_in_memory_as_they_would_be_recorded(
     assert snapshot() == served
 
 
-def test_a_build_records_the_pages(
-    sitemaps: SitemapRegistry, settings: Any, tmp_path: Path
-) -> None:
+def test_a_build_records_the_pages(sitemaps: SitemapSite, settings: Any, tmp_path: Path) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
     make_articles(25)
     register_articles()
     with read_only():
         in_memory = article_pages(sitemaps).pages()
-    Builder().run()
+    default_site.builder().run()
     assert recorded() == in_memory
 
 
@@ -300,7 +304,7 @@ def test_a_recording_fails_whole_where_another_process_changed_the_pages() -> No
 
 
 def test_the_index_adopts_cuts_another_process_recorded_meanwhile(
-    sitemaps: SitemapRegistry, monkeypatch: pytest.MonkeyPatch
+    sitemaps: SitemapSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_articles(25)
     register_articles()
@@ -325,7 +329,7 @@ def test_the_index_adopts_cuts_another_process_recorded_meanwhile(
     ]
 
 
-def test_a_page_split_meanwhile_is_not_split_again(sitemaps: SitemapRegistry) -> None:
+def test_a_page_split_meanwhile_is_not_split_again(sitemaps: SitemapSite) -> None:
     make_articles(30)
     register_articles()
     snapshot()
@@ -344,20 +348,20 @@ def test_a_page_split_meanwhile_is_not_split_again(sitemaps: SitemapRegistry) ->
 
 
 def test_a_read_only_process_keeps_its_cache_when_a_page_does_not_fit(
-    sitemaps: SitemapRegistry, monkeypatch: pytest.MonkeyPatch
+    sitemaps: SitemapSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("django_sitemapkit.sitemaps.MAX_BYTES_PER_FILE", 4000)
+    monkeypatch.setattr("django_sitemapkit.engine.entries.MAX_BYTES_PER_FILE", 4000)
     Article.objects.bulk_create(Article(slug=f"{i}-" + "x" * 300, updated_at=T0) for i in range(30))
     register_articles(limit=50)
     cache = get_cache()
     assert cache is not None
     tokens = section_tokens(cache, ["testapp-article"])
     with read_only():
-        content = render_page("testapp-article", 1, base_url=BASE).content
+        content = render_page("testapp-article", 1, base_url=BASE, sitemaps=site).content
     # Dropping the cached files would not list the rest: every render would drop them.
     assert section_tokens(cache, ["testapp-article"]) == tokens
     assert not recorded()
     # A process that can write records the cut, and the index must list the new page.
-    assert render_page("testapp-article", 1, base_url=BASE).content == content
+    assert render_page("testapp-article", 1, base_url=BASE, sitemaps=site).content == content
     assert section_tokens(cache, ["testapp-article"]) != tokens
     assert [page.number for page in recorded()] == [1, 2]

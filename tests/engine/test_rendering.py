@@ -16,6 +16,7 @@ from django_sitemapkit.engine.rendering import (
     render_page,
 )
 from django_sitemapkit.protocol.writer import IndexFull
+from django_sitemapkit.sites import site
 from tests.utils import parse_index, parse_urlset
 
 BASE = "https://www.example.com"
@@ -36,12 +37,12 @@ def register_list(count: int, *, limit: int, section: str = "list") -> None:
 def test_index_fails_clearly_past_50000_files(sitemaps: Any) -> None:
     register_list(50_001, limit=1)
     with pytest.raises(IndexFull, match=r"more than 50,000 files"):
-        render_index(base_url=BASE)
+        render_index(base_url=BASE, sitemaps=site)
 
 
 def test_index_of_exactly_50000_files_is_valid(sitemaps: Any) -> None:
     register_list(50_000, limit=1)
-    assert len(parse_index(render_index(base_url=BASE).content)) == 50_000
+    assert len(parse_index(render_index(base_url=BASE, sitemaps=site).content)) == 50_000
 
 
 def test_byte_limit_at_full_size_with_2048_character_urls(sitemaps: Any) -> None:
@@ -55,10 +56,10 @@ def test_byte_limit_at_full_size_with_2048_character_urls(sitemaps: Any) -> None
             return head + "x" * (2048 - len(BASE) - len(head))
 
     sitemapkit.register(section="long")(LongSitemap)
-    index = parse_index(render_index(base_url=BASE).content)
+    index = parse_index(render_index(base_url=BASE, sitemaps=site).content)
     assert len(index) == 2
-    first = render_page("long", 1, base_url=BASE)
-    second = render_page("long", 2, base_url=BASE)
+    first = render_page("long", 1, base_url=BASE, sitemaps=site)
+    second = render_page("long", 2, base_url=BASE, sitemaps=site)
     assert len(first.content) <= 52_428_800 < len(first.content) + 2100
     assert first.url_count + second.url_count == 26_000
     assert all(len(u.loc) == 2048 for u in parse_urlset(second.content))
@@ -66,7 +67,7 @@ def test_byte_limit_at_full_size_with_2048_character_urls(sitemaps: Any) -> None
 
 def test_gzipped_is_reproducible_raw_gzip(sitemaps: Any) -> None:
     register_list(3, limit=10)
-    plain = render_page("list", 1, base_url=BASE)
+    plain = render_page("list", 1, base_url=BASE, sitemaps=site)
     packed = plain.gzipped()
     assert packed.content == plain.gzipped().content
     assert gzip.decompress(packed.content) == plain.content
@@ -76,16 +77,20 @@ def test_gzipped_is_reproducible_raw_gzip(sitemaps: Any) -> None:
 def test_unknown_section_and_page(sitemaps: Any) -> None:
     register_list(3, limit=10)
     with pytest.raises(SectionNotFound):
-        render_page("nope", 1, base_url=BASE)
+        render_page("nope", 1, base_url=BASE, sitemaps=site)
     with pytest.raises(PageNotFound):
-        render_page("list", 2, base_url=BASE)
+        render_page("list", 2, base_url=BASE, sitemaps=site)
 
 
 def test_base_url_prefix_and_directory(sitemaps: Any) -> None:
     register_list(2, limit=10)
-    index = parse_index(render_index(base_url="https://www.example.com/shop").content)
+    index = parse_index(
+        render_index(base_url="https://www.example.com/shop", sitemaps=site).content
+    )
     assert index[0][0] == "https://www.example.com/shop/sitemap-list-1.xml"
-    urls = parse_urlset(render_page("list", 1, base_url="https://www.example.com/shop").content)
+    urls = parse_urlset(
+        render_page("list", 1, base_url="https://www.example.com/shop", sitemaps=site).content
+    )
     assert [u.loc for u in urls] == [
         "https://www.example.com/shop/item/0/",
         "https://www.example.com/shop/item/1/",
@@ -118,8 +123,8 @@ def test_routed_files_are_where_the_views_are() -> None:
 
 def test_unrouted_index_is_the_same_bytes(sitemaps: Any, settings: Any) -> None:
     register_list(30, limit=10)
-    routed = render_index(base_url=BASE)
-    page = render_page("list", 2, base_url=BASE)
+    routed = render_index(base_url=BASE, sitemaps=site)
+    page = render_page("list", 2, base_url=BASE, sitemaps=site)
     settings.ROOT_URLCONF = "tests.urls_without_sitemapkit"
-    assert render_index(base_url=BASE).content == routed.content
-    assert render_page("list", 2, base_url=BASE).content == page.content
+    assert render_index(base_url=BASE, sitemaps=site).content == routed.content
+    assert render_page("list", 2, base_url=BASE, sitemaps=site).content == page.content

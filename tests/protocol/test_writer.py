@@ -5,6 +5,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.rendering import make_context
 from django_sitemapkit.protocol.writer import (
     MAX_BYTES_PER_FILE,
@@ -22,7 +23,7 @@ IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 
 
 def content(writer: UrlsetWriter | IndexWriter) -> bytes:
-    return b"".join(writer.chunks())
+    return b"".join(writer.pieces())
 
 
 def _entry(n: int) -> str:
@@ -52,7 +53,7 @@ class OneImageWithEverything(OneImage):
 
 
 def render(sitemap: Sitemap) -> bytes:
-    return sitemap.render_page(1, make_context("https://example.com")).content
+    return sections.render_page(sitemap, 1, make_context("https://example.com")).content
 
 
 def test_escape_the_five_characters() -> None:
@@ -133,14 +134,14 @@ def test_a_file_is_its_head_segments_of_1000_entries_and_tail() -> None:
     writer = UrlsetWriter()
     for n in range(2500):
         assert writer.add_xml(_entry(n), key=n)
-    head, *segments, tail = writer.chunks()
+    head, *segments, tail = writer.pieces()
     assert head.endswith(b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
     assert tail == b"</urlset>\n"
     assert [segment.count(b"<url>") for segment in segments] == [SEGMENT_ENTRIES] * 2 + [500]
     # A segment ends at its last row's key; the last one runs to the file's end.
     assert writer.segment_cuts == [999, 1999]
     assert writer.segment_skips == [0, 0, 0]
-    assert writer.chunks() == [head, *segments, tail]  # chunks() may be asked again
+    assert writer.pieces() == [head, *segments, tail]  # pieces() may be asked again
     assert writer.size == len(content(writer))
 
 
@@ -152,7 +153,7 @@ def test_skipped_rows_count_in_the_segment_whose_key_range_holds_them() -> None:
     writer.skip()  # after key 2, before the next entry: segment 1
     writer.add_xml(_entry(4), key=4)
     writer.skip()
-    writer.chunks()
+    writer.pieces()
     assert writer.segment_cuts == [2]
     assert writer.segment_skips == [1, 2]
 
@@ -162,7 +163,7 @@ def test_a_last_segment_that_ends_full_runs_to_the_end_of_the_file() -> None:
     for key in (1, 2, 3, 4):
         writer.add_xml(_entry(key), key=key)
     writer.skip()  # after the last entry: still the last segment's
-    pieces = writer.chunks()
+    pieces = writer.pieces()
     assert len(pieces) == 4  # head, two segments, tail
     assert writer.segment_cuts == [2]
     assert writer.segment_skips == [0, 1]
@@ -170,7 +171,7 @@ def test_a_last_segment_that_ends_full_runs_to_the_end_of_the_file() -> None:
 
 def test_an_empty_file_has_head_and_tail_only() -> None:
     writer = UrlsetWriter()
-    assert len(writer.chunks()) == 2
+    assert len(writer.pieces()) == 2
     assert writer.segment_cuts == []
 
 

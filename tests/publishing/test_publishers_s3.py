@@ -13,8 +13,9 @@ import pytest
 from moto import server as moto_server
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import Builder
+from django_sitemapkit.engine import sections
 from django_sitemapkit.publishing.publishers import FlatPublisher, PublishError, get_publisher
+from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article
 from tests.utils import parse_index, parse_urlset, path_of
 
@@ -93,7 +94,7 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
         return str(real_save(key, content, *args, **kwargs))
 
     monkeypatch.setattr(publisher.storage, "save", recording_save)
-    Builder().run()
+    default_site.builder().run()
     # The index comes after every page, the manifest last of all.
     assert order[-3:] == ["sitemap.xml", "sitemap.xml.gz", "sitemapkit-manifest.json"]
     stored = objects(s3, name)
@@ -115,7 +116,7 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
     # Incremental: one edit rewrites one page and the index.
     order.clear()
     Article.objects.filter(slug="a12").update(updated_at=T0 + datetime.timedelta(days=5))
-    Builder().run()
+    default_site.builder().run()
     assert order == [
         "sitemap-testapp-article-2.xml",
         "sitemap-testapp-article-2.xml.gz",
@@ -126,7 +127,7 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
 
     # Vanished pages are deleted after the new index is published.
     Article.objects.filter(slug__in=[f"a{i}" for i in range(20, 25)]).delete()
-    Builder().run()
+    default_site.builder().run()
     stored = objects(s3, name)
     assert "sitemap-testapp-article-3.xml" not in stored
     assert "sitemap-testapp-article-3.xml.gz" not in stored
@@ -137,11 +138,11 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
 def test_storage_that_does_not_overwrite_is_refused(bucket: Any, settings: Any) -> None:
     settings.STORAGES["sitemaps"]["OPTIONS"]["file_overwrite"] = False
     settings.STORAGES = dict(settings.STORAGES)
-    Builder().run()
+    default_site.builder().run()
 
     Article.objects.filter(slug="a0").update(slug="changed", updated_at=EDITED)
     with pytest.raises(PublishError, match="does not overwrite files"):
-        Builder().run()
+        default_site.builder().run()
 
 
 def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
@@ -152,38 +153,38 @@ def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
         publisher.lock(),
         pytest.raises(BuildLocked, match="Another sitemapkit_build is publishing"),
     ):
-        Builder().run()
+        default_site.builder().run()
     # Released: the next build runs.
-    assert Builder().run().published
+    assert default_site.builder().run().published
 
 
 def test_an_edit_is_spliced_on_s3(bucket: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from django_sitemapkit.engine.rendering import render_page
 
     client, name = bucket
-    section = sitemapkit.registry.get("testapp-article")
+    section = sitemapkit.site.get("testapp-article")
     assert section is not None
     type(section).limit = 2500  # three 1,000-entry segments per page
     Article.objects.bulk_create(
         Article(slug=f"b{i}", updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(2500)
     )
-    Builder().run()
+    default_site.builder().run()
     spans: list[Any] = []
-    real = sitemapkit.Sitemap.render_page
+    real = sections.render_page
 
-    def spy(self: Any, number: int, context: Any, span: Any = None) -> Any:
+    def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
         spans.append(span)
-        return real(self, number, context, span)
+        return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sitemapkit.Sitemap, "render_page", spy)
+    monkeypatch.setattr(sections, "render_page", spy)
     article = Article.objects.order_by("pk")[1500]
     article.updated_at = EDITED
     article.save()
-    Builder().run()
+    default_site.builder().run()
     assert len(spans) == 1 and spans[0] is not None  # one segment, read from S3 and spliced
     monkeypatch.undo()
     files = objects(client, name)
-    fresh = render_page("testapp-article", 1, base_url="https://www.example.com")
+    fresh = render_page("testapp-article", 1, base_url="https://www.example.com", sitemaps=default_site)
     assert files["sitemap-testapp-article-1.xml"] == fresh.content
     assert files["sitemap-testapp-article-1.xml.gz"] == fresh.gzipped().content
     assert b"2026-06-01T00:00:00+00:00" in fresh.content

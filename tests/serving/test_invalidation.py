@@ -16,8 +16,8 @@ pytestmark = pytest.mark.django_db
 def test_sections_of_a_model(sitemaps: Any) -> None:
     sitemapkit.register(Tag)
     sitemapkit.register(Article, section="news")
-    assert sections_of(Tag) == ["testapp-tag"]
-    assert sections_of(Article) == ["news"]
+    assert sections_of(Tag, sitemaps) == ["testapp-tag"]
+    assert sections_of(Article, sitemaps) == ["news"]
 
 
 def test_invalidate_by_model_name_or_all(sitemaps: Any) -> None:

@@ -12,7 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import Builder
+from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Tag
 from tests.utils import all_urls, crawl, get_ok, parse_index, parse_urlset
 
@@ -131,7 +131,7 @@ def served_from(request: Any, large_site: list[str], settings: Any, tmp_path: Pa
         "SERVE_BUILT_FILES": built,
     }
     if built:
-        Builder().run(None)
+        default_site.builder().run(None)
     return large_site
 
 

@@ -11,6 +11,7 @@ from django_sitemapkit.building.builder import Builder, BuildError
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
 from django_sitemapkit.protocol.writer import IndexFull
 from django_sitemapkit.publishing.publishers import BuildLocked, PublishError
+from django_sitemapkit.sites import site
 
 
 class Command(BaseCommand):
@@ -58,7 +59,7 @@ class Command(BaseCommand):
         verbosity: int = options["verbosity"]
         show_progress = verbosity >= 1 and not options["no_progress"] and sys.stderr.isatty()
         try:
-            builder = Builder(
+            builder = site.builder(
                 full=options["full"],
                 rerender=options["rerender"],
                 dry_run=options["dry_run"],
@@ -115,7 +116,7 @@ def ensure_sections_fit_index(builder: Builder) -> None:
     System check E014 finds what is known without rows; only the first row
     can tell where a section's ``get_absolute_url()`` URLs lie.
     """
-    directory = IndexDirectory(builder.base_url)
+    directory = IndexDirectory(builder.base_url, builder.sitemaps.name)
     for sitemap in builder.sitemaps:
         misplaced = directory.misplaced(sitemap, query=True)
         if misplaced is not None:

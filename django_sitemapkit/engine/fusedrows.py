@@ -1,6 +1,6 @@
-"""The per-row loop of the fast path, fused for the common case.
+"""The per-row loop of column rows, fused for the common case.
 
-A model section on the fast path (``url_name`` + ``url_kwargs``) whose
+A model section reading column rows (``url_name`` + ``url_kwargs``) whose
 changefreq and priority are constants spends most of its time in generic
 steps that, for ordinary rows, do nothing: filling a URL template, checking
 the location, escaping, converting and formatting a datetime. For a row whose
@@ -17,16 +17,16 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.urls.converters import PathConverter, SlugConverter, StringConverter
 
+from django_sitemapkit.engine.entries import EntryFactory
+from django_sitemapkit.engine.rows import database_is_utc, url_values_unique
 from django_sitemapkit.protocol.locations import MAX_URL_LENGTH
-from django_sitemapkit.protocol.w3c import is_w3c_datetime, later
+from django_sitemapkit.protocol.w3c import Lastmod, is_w3c_datetime, later
 from django_sitemapkit.protocol.writer import UrlsetWriter
-
-if TYPE_CHECKING:
-    from django_sitemapkit.sitemaps import EntryFactory, Lastmod, ModelSitemap
+from django_sitemapkit.sitemaps import ModelSitemap
 
 # Accepted by the str, slug and path converters, unchanged by quote(), the
 # location rules and XML escaping, and free of dot segments.
@@ -93,8 +93,8 @@ class FusedRows:
             factory.changefreq_xml + factory.priority_xml + "</url>\n",
             url_columns,
             None if field is None else 1 + url_columns,
-            _lastmod_text(factory, db_is_utc=sitemap.database_is_utc()),
-            unique_values=sitemap.url_values_unique(),
+            _lastmod_text(factory, db_is_utc=database_is_utc(sitemap)),
+            unique_values=url_values_unique(sitemap),
         )
 
     def render(

@@ -1,0 +1,218 @@
+"""Turning items into ``<url>`` elements: the per-row half of rendering a section."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
+from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
+from django_sitemapkit.protocol.writer import (
+    CHANGEFREQS,
+    MAX_BYTES_PER_FILE,
+    UrlsetWriter,
+    escape,
+    format_priority,
+    needs_escape,
+    valid_priority,
+)
+from django_sitemapkit.sitemaps import Sitemap
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+@dataclass
+class RenderContext:
+    """What turning items into entries needs: fixed for one render."""
+
+    locations: LocationBuilder
+    tz: datetime.tzinfo
+
+
+@dataclass(frozen=True)
+class ItemAccess:
+    """How to read each part of an entry from one item, fixed for a whole file.
+
+    A value is either a constant or a callable taking the item; sitemaps
+    resolve their attribute-or-method API into this once per file instead of
+    once per row.
+    """
+
+    location: Callable[[Any], Any]
+    lastmod: Callable[[Any], Lastmod | None]
+    changefreq: str | Callable[[Any], str | None] | None
+    priority: float | Callable[[Any], float | None] | None
+    describe: Callable[[Any], str] = repr
+    # The fast path's URL template, built once per file and shared with the
+    # fused row loop.
+    url_template: UrlTemplate | None = None
+
+
+class EntryFactory:
+    """Turns each item of one sitemap into its ``<url>`` element, or a logged skip.
+
+    Everything that is the same for every item -- attribute-or-method
+    lookups, constant ``changefreq``/``priority`` elements, the time zone --
+    is settled once per file, so the per-row work is reading the item and
+    formatting two values. The date format of a file is fixed by its first
+    lastmod, so a file never mixes formats.
+    """
+
+    def __init__(
+        self,
+        sitemap: Sitemap,
+        context: RenderContext,
+        access: ItemAccess,
+        *,
+        date_only: bool | None = None,
+    ) -> None:
+        self.sitemap = sitemap
+        self.context = context
+        self.tz = context.tz
+        self.access = access
+        self.location = access.location
+        self.build_location = context.locations.build
+        self.lastmod = access.lastmod
+        self.date_only = date_only
+        self.changefreq_attr = access.changefreq
+        self.priority_attr = access.priority
+        # Constant elements are formatted once; a method is called per item.
+        self.changefreq_xml = (
+            ""
+            if access.changefreq is None or callable(access.changefreq)
+            else f"<changefreq>{access.changefreq}</changefreq>"
+        )
+        self.priority_xml = (
+            ""
+            if access.priority is None or callable(access.priority)
+            else f"<priority>{format_priority(float(access.priority))}</priority>"
+        )
+        self.extra_xml = sitemap.extra_xml
+        self.has_extra_xml = type(sitemap).extra_xml is not Sitemap.extra_xml
+        self.skipped = 0
+        # Entries listed without the lastmod they had, because it could not be
+        # written (see lastmod_xml()).
+        self.lastmods_dropped = 0
+        # The location and lastmod value of the last entry built, so callers
+        # can check for duplicates and track a file's newest lastmod without
+        # asking the sitemap twice.
+        self.last_loc = ""
+        self.last_lastmod: Lastmod | None = None
+
+    def format_lastmod(self, value: Lastmod) -> str:
+        if not isinstance(value, datetime.date):
+            raise TypeError(f"{type(value).__name__} is not a date or datetime")
+        if self.date_only is None:
+            self.date_only = not isinstance(value, datetime.datetime)
+        if not self.date_only and type(value) is datetime.datetime and value.tzinfo is self.tz:
+            # Already in the site's zone (database values usually are): the
+            # common case, without the general conversion's calls.
+            text = value.isoformat(timespec="seconds")
+            if is_w3c_datetime(text):
+                return text
+        return format_lastmod(value, self.tz, date_only=self.date_only)
+
+    def __call__(self, item: Any) -> str | None:
+        """The ``<url>`` element of ``item``, or None when it is skipped."""
+        try:
+            loc = self.build_location(self.location(item))
+        except InvalidLocation as exc:
+            self._skip(item, str(exc))
+            return None
+        except Exception as exc:  # a user's location() may raise anything
+            self._skip(item, f"location() raised {type(exc).__name__}: {exc}")
+            return None
+        self.last_loc = loc
+        lastmod_xml = self.lastmod_xml(item)
+        try:
+            return self._element(item, loc, lastmod_xml)
+        except Exception as exc:  # so may changefreq(), priority() and extra_xml()
+            self._skip(item, f"{type(exc).__name__}: {exc}")
+            return None
+
+    def lastmod_xml(self, item: Any) -> str:
+        """The ``<lastmod>`` of ``item``; empty (logged and counted) when it cannot be written.
+
+        One row's date out of the zone's range (``0001-01-01 00:00`` UTC read in
+        a zone behind UTC), or a ``lastmod()`` that fails, costs that entry its
+        lastmod, never the file.
+        """
+        self.last_lastmod = None
+        try:
+            value = self.lastmod(item)
+            if value is None:
+                return ""
+            text = self.format_lastmod(value)
+        except Exception as exc:
+            self.lastmods_dropped += 1
+            logger.warning(
+                "Sitemap section %r: listed %s without lastmod: %s: %s.",
+                self.sitemap.section,
+                self.access.describe(item),
+                type(exc).__name__,
+                exc,
+            )
+            return ""
+        self.last_lastmod = value
+        return f"<lastmod>{text}</lastmod>"
+
+    def _element(self, item: Any, loc: str, lastmod_xml: str) -> str:
+        changefreq_xml = self.changefreq_xml
+        if callable(self.changefreq_attr):
+            changefreq = self.changefreq_attr(item)
+            if changefreq is None:
+                changefreq_xml = ""
+            elif changefreq in CHANGEFREQS:
+                changefreq_xml = f"<changefreq>{changefreq}</changefreq>"
+            else:
+                changefreq_xml = ""
+                logger.warning(
+                    "Sitemap section %r: ignored changefreq %r of %s (not one of %s).",
+                    self.sitemap.section,
+                    changefreq,
+                    self.access.describe(item),
+                    ", ".join(sorted(CHANGEFREQS)),
+                )
+        priority_xml = self.priority_xml
+        if callable(self.priority_attr):
+            priority = self.priority_attr(item)
+            if priority is None:
+                priority_xml = ""
+            elif valid_priority(priority):
+                priority_xml = f"<priority>{format_priority(float(priority))}</priority>"
+            else:
+                priority_xml = ""
+                logger.warning(
+                    "Sitemap section %r: ignored priority %r of %s (must be 0.0 to 1.0).",
+                    self.sitemap.section,
+                    priority,
+                    self.access.describe(item),
+                )
+        extra = "".join(self.extra_xml(item)) if self.has_extra_xml else ""
+        if needs_escape(loc):
+            loc = escape(loc)
+        return f"<url><loc>{loc}</loc>{lastmod_xml}{changefreq_xml}{priority_xml}{extra}</url>\n"
+
+    def skip_duplicate(self, item: Any, loc: str) -> None:
+        """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""
+        self._skip(item, f"{loc} is listed already in this file")
+
+    def _skip(self, item: Any, reason: str) -> None:
+        self.skipped += 1
+        logger.warning(
+            "Sitemap section %r: skipped %s: %s.",
+            self.sitemap.section,
+            self.access.describe(item),
+            reason,
+        )
+
+
+def new_writer(sitemap: Sitemap) -> UrlsetWriter:
+    """An empty ``<urlset>`` file for ``sitemap``: its limit, the protocol's byte limit."""
+    return UrlsetWriter(
+        max_entries=sitemap.limit, max_bytes=MAX_BYTES_PER_FILE, namespaces=sitemap.namespaces
+    )

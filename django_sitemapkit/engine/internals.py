@@ -1,0 +1,76 @@
+"""Every use of Django's private ORM API, in one place.
+
+Each function says which public API cannot do its job; tests/engine/test_internals.py
+fails loudly when a Django release changes what it relies on (the tox matrix runs it
+on every supported Django).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from django.db import connections
+from django.db.models import QuerySet
+from django.db.models.sql.compiler import SQLCompiler
+from django.db.models.sql.constants import MULTI
+
+# Iteration chunk for model rows: large enough to amortise round trips,
+# small enough that memory stays flat.
+CHUNK_SIZE = 2000
+
+
+def iterate_rows(
+    queryset: QuerySet[Any], *, raw_column: int | None, server_side: bool = True
+) -> Iterator[Sequence[Any]]:
+    """The rows of a ``values_list()`` queryset, read in chunks (from a
+    server-side cursor where the database has them, unless not ``server_side``).
+
+    Like ``queryset.iterator()``, but the column ``raw_column`` is left as
+    the database returned it (see rows.raw_lastmod_converter) and the rows are
+    the cursor's own tuples where no other column needs converting. The public
+    API has no way to skip one column's converters: ``iterator()`` applies them
+    all, per row, through the backend's settings lookups.
+    """
+    connection = connections[queryset.db]
+    compiler = queryset.query.get_compiler(queryset.db)
+    results = compiler.execute_sql(
+        MULTI,
+        chunked_fetch=server_side
+        and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"),
+        chunk_size=CHUNK_SIZE,
+    )
+    converters = selected_converters(compiler)
+    if raw_column is not None:
+        converters.pop(raw_column, None)
+    rows = itertools.chain.from_iterable(results)
+    if converters:
+        return map(tuple, compiler.apply_converters(rows, converters))
+    return rows
+
+
+def selected_converters(compiler: SQLCompiler) -> dict[int, Any]:
+    """The backend and field converters of the columns ``compiler`` selects, by position."""
+    fields = [selected[0] for selected in compiler.select[0 : compiler.col_count]]
+    return compiler.get_converters(fields)
+
+
+def compiled_sql(queryset: QuerySet[Any]) -> tuple[str, tuple[Any, ...]]:
+    """The SQL and parameters ``queryset`` runs, for statements built around it.
+
+    ``str(queryset.query)`` inlines the parameters unquoted; only the compiler
+    gives them apart, ready for ``cursor.execute()``.
+    """
+    sql, params = queryset.query.get_compiler(using=queryset.db).as_sql()
+    return sql, tuple(params)
+
+
+def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequence[Any]]:
+    """``rows`` fetched by hand-built SQL that selects what ``queryset`` selects,
+    converted as the ORM converts ``queryset``'s own rows (no public API applies a
+    queryset's converters to rows it did not fetch)."""
+    compiler = queryset.query.get_compiler(using=queryset.db)
+    compiler.setup_query()
+    converted: Iterator[Sequence[Any]] = compiler.results_iter(results=[rows])
+    return converted

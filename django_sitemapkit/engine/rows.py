@@ -1,0 +1,208 @@
+"""Reading a model section's rows: model instances, or tuples of just the columns its URLs need.
+
+A ``ModelSitemap`` with ``url_name`` and ``url_kwargs`` reads *column rows*
+(``values_list()`` of the key, the URL's fields, then lastmod, changefreq and
+priority where they come from columns), and fills its URL pattern from them
+without an instance per row (see urltemplates.py). One without reads
+instances and asks each for its ``get_absolute_url()``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import FieldDoesNotExist
+from django.db import connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import TextField
+from django.db.models.functions import Cast
+
+from django_sitemapkit.engine.entries import ItemAccess
+from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
+from django_sitemapkit.engine.pages import KeysetPages, KeySpan
+from django_sitemapkit.engine.rangestats import key_field
+from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.protocol.w3c import Lastmod
+from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
+from django_sitemapkit.sitemaps import ModelSitemap
+
+# Backends whose text form of a datetime column is ISO 8601 that
+# datetime.fromisoformat() reads: "YYYY-MM-DD HH:MM:SS[.ffffff][+00]".
+TEXT_DATETIME_VENDORS = frozenset({"sqlite", "postgresql", "mysql"})
+
+
+def reads_columns(sitemap: ModelSitemap) -> bool:
+    """Whether the section reads column rows (it names its URL pattern) rather than instances."""
+    return sitemap.url_name is not None
+
+
+def row_columns(sitemap: ModelSitemap) -> list[str]:
+    """The columns of a column row: pk, URL kwargs, then lastmod/changefreq/priority."""
+    columns = ["pk", *sitemap.url_kwargs.values()]
+    field = sitemap.get_lastmod_field()
+    for name in (
+        None if field is None else field.name,
+        sitemap.changefreq_field,
+        sitemap.priority_field,
+    ):
+        if name is not None:
+            columns.append(name)
+    return columns
+
+
+def lastmod_date_only(sitemap: ModelSitemap) -> bool | None:
+    """Whether the lastmod field holds dates (not datetimes); None without a lastmod field."""
+    field = sitemap.get_lastmod_field()
+    if field is None:
+        return None
+    return not isinstance(field, models.DateTimeField)
+
+
+def item_access(sitemap: ModelSitemap) -> ItemAccess:
+    """How an entry reads a row of ``sitemap``: an instance's attributes, or a column row's items."""
+    field = sitemap.get_lastmod_field()
+    if not reads_columns(sitemap):
+        lastmod: Callable[[Any], Any] = (
+            (lambda obj: None) if field is None else operator.attrgetter(field.attname)
+        )
+        return ItemAccess(sitemap.location, lastmod, sitemap.changefreq, sitemap.priority)
+    assert sitemap.url_name is not None
+    assert sitemap.model is not None
+    template = UrlTemplate(sitemap.url_name, list(sitemap.url_kwargs))
+    width = len(sitemap.url_kwargs)
+    fill = template.fill
+    getters = iter(operator.itemgetter(position) for position in range(1 + width, 4 + width))
+    lastmod_getter = None
+    if field is not None:
+        convert = raw_lastmod_converter(field, connections[sitemap.get_queryset().db])
+        read_lastmod = next(getters)
+        lastmod_getter = lambda row: convert(read_lastmod(row))  # noqa: E731
+    changefreq_getter = None if sitemap.changefreq_field is None else next(getters)
+    priority_getter = None if sitemap.priority_field is None else next(getters)
+    label = sitemap.model._meta.label
+    return ItemAccess(
+        location=lambda row: fill(row[1 : 1 + width]),
+        lastmod=lastmod_getter or (lambda row: None),
+        changefreq=changefreq_getter or sitemap.changefreq,
+        priority=priority_getter or sitemap.priority,
+        describe=lambda row: f"<{label} pk={row[0]!r}>",
+        url_template=template,
+    )
+
+
+def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
+    field = sitemap.get_lastmod_field()
+    return KeysetPages(
+        sitemap.name,
+        sitemap.get_queryset(),
+        limit=min(sitemap.limit, MAX_ENTRIES_PER_FILE),
+        lastmod_field=None if field is None else field.name,
+    )
+
+
+def page_items(
+    sitemap: ModelSitemap, number: int, span: KeySpan | None = None
+) -> Iterator[tuple[Any, Any]]:
+    """(key, row) of each row of page ``number`` (or of ``span`` within it), one past the limit."""
+    if reads_columns(sitemap):
+        for row in page_rows(sitemap, number, span):
+            yield row[0], row
+        return
+    pages = keyset_pages(sitemap)
+    # One row past the limit tells the writer the page overflowed, without
+    # ever reading an unbounded open-ended last page.
+    rows = pages.page_queryset(number, span)[: pages.limit + 1]
+    for obj in rows.iterator(chunk_size=CHUNK_SIZE):
+        yield obj.pk, obj
+
+
+def page_rows(
+    sitemap: ModelSitemap, number: int, span: KeySpan | None = None
+) -> Iterator[Sequence[Any]]:
+    """The column rows of page ``number``: tuples of ``row_columns()``."""
+    pages = keyset_pages(sitemap)
+    rows = pages.page_queryset(number, span)
+    columns: list[Any] = row_columns(sitemap)
+    raw_column = None if sitemap.get_lastmod_field() is None else 1 + len(sitemap.url_kwargs)
+    if raw_column is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
+        # Read lastmod as the database's text: the drivers' own datetime
+        # parsing (SQLite's regex converter, psycopg's Python time-zone
+        # loader) costs more per row than writing the whole <url>;
+        # raw_lastmod_converter parses the text (and the fused loop
+        # mostly just slices it).
+        columns[raw_column] = Cast(columns[raw_column], TextField())
+    return iterate_rows(
+        rows.values_list(*columns)[: pages.limit + 1],
+        raw_column=raw_column,
+        # A span is one segment of a page: one round trip fetches it, where a
+        # server-side cursor would take several.
+        server_side=span is None,
+    )
+
+
+def url_values_unique(sitemap: ModelSitemap) -> bool:
+    """Whether the one field filling the URL pattern is unique: no two rows share a URL."""
+    assert sitemap.model is not None
+    if len(sitemap.url_kwargs) != 1:
+        return False
+    [name] = sitemap.url_kwargs.values()
+    try:
+        field = sitemap.model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return name == "pk"
+    return bool(getattr(field, "unique", False))
+
+
+def database_is_utc(sitemap: ModelSitemap) -> bool:
+    """Whether the database hands out (or stores) datetimes in UTC."""
+    connection = connections[sitemap.get_queryset().db]
+    return bool(settings.USE_TZ) and connection.timezone is datetime.UTC
+
+
+def keys_sort_alike(sitemap: ModelSitemap) -> bool:
+    """Whether Python orders this model's keys as every database does: integers.
+
+    Text sorts by the database's collation, and UUIDs sort differently on
+    MariaDB's uuid type.
+    """
+    assert sitemap.model is not None
+    pk = sitemap.model._meta.pk
+    assert pk is not None
+    return isinstance(key_field(pk), models.IntegerField)
+
+
+def raw_lastmod_converter(
+    field: models.Field[Any, Any], connection: BaseDatabaseWrapper
+) -> Callable[[Any], Lastmod | None]:
+    """Turn the database's raw value of a date/datetime column into a Python value.
+
+    Does what the backends' own converters do (SQLite hands out text, MySQL
+    naive datetimes, PostgreSQL aware ones), without their per-row settings
+    lookups, which cost more than writing the XML.
+    """
+    if isinstance(field, models.DateTimeField):
+        zone = connection.timezone if settings.USE_TZ else None
+        parse_datetime = datetime.datetime.fromisoformat
+
+        def convert_datetime(value: Any) -> Lastmod | None:
+            if value is None:
+                return None
+            if value.__class__ is str:
+                value = parse_datetime(value)
+            if zone is not None and value.tzinfo is None:
+                value = value.replace(tzinfo=zone)
+            return value  # type: ignore[no-any-return]
+
+        return convert_datetime
+    parse_date = datetime.date.fromisoformat
+
+    def convert_date(value: Any) -> Lastmod | None:
+        if value.__class__ is str:
+            return parse_date(value)
+        return value  # type: ignore[no-any-return]
+
+    return convert_date

@@ -1,0 +1,220 @@
+"""Paging and rendering one section: the engine's view of a registered sitemap.
+
+A model section (``ModelSitemap``) is paged by key ranges (pages.py) and reads
+its rows per page (rows.py); any other section is a list of items, small
+enough to be measured whole, cut by count and bytes.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django_sitemapkit.engine import rows
+from django_sitemapkit.engine.entries import (
+    EntryFactory,
+    ItemAccess,
+    RenderContext,
+    new_writer,
+)
+from django_sitemapkit.engine.fusedrows import FusedRows
+from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
+from django_sitemapkit.protocol.deflate import Piece
+from django_sitemapkit.protocol.w3c import Lastmod, later, to_aware
+from django_sitemapkit.protocol.writer import UrlsetWriter
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
+
+
+@dataclass
+class RenderedPage:
+    # The file in its writer's pieces (head, segments, tail): a build hashes,
+    # compresses and writes them without ever holding a joined copy.
+    pieces: Sequence[Piece]
+    url_count: int
+    skipped: int
+    lastmod: datetime.datetime | None
+    # The page did not fit and was split: a new page now holds the rest.
+    overflowed: bool = False
+    # The section's recorded pages changed meanwhile (this split or another
+    # process's): what lists them, the index, is out of date.
+    pages_changed: bool = False
+    # The key of the last row of each segment but the last, and the rows
+    # skipped within each segment (see writer.py).
+    segment_cuts: list[Any] = field(default_factory=list)
+    segment_skips: list[int] = field(default_factory=list)
+    # Each piece's compressed bytes when already known (a spliced page), and
+    # which pieces are byte ranges of the page's published files: piece index
+    # -> offset in the .xml, compressed piece index -> offset in the .xml.gz.
+    compressed: Sequence[Piece] | None = None
+    reused: dict[int, int] = field(default_factory=dict)
+    reused_gz: dict[int, int] = field(default_factory=dict)
+    # The sha256 of the content when already known: a spliced page whose
+    # re-rendered segments came out as they were is its old file.
+    digest: str | None = None
+    # Entries listed without their lastmod, which could not be written.
+    lastmods_dropped: int = 0
+
+    @property
+    def content(self) -> bytes:
+        return b"".join(self.pieces)
+
+    @property
+    def size(self) -> int:
+        return sum(map(len, self.pieces))
+
+
+def item_access(sitemap: Sitemap) -> ItemAccess:
+    """How entries read ``sitemap``'s items: its attribute-or-method API, resolved once."""
+    if isinstance(sitemap, ModelSitemap):
+        return rows.item_access(sitemap)
+    return ItemAccess(
+        sitemap.location, _lastmod_reader(sitemap), sitemap.changefreq, sitemap.priority
+    )
+
+
+def _lastmod_reader(sitemap: Sitemap) -> Any:
+    lastmod = sitemap.lastmod
+    if callable(lastmod):
+        return lastmod
+    return lambda item: lastmod
+
+
+def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
+    date_only = rows.lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
+    return EntryFactory(sitemap, context, item_access(sitemap), date_only=date_only)
+
+
+def fingerprints_reliable(sitemap: Sitemap) -> bool:
+    """Whether a page whose row count and newest lastmod did not change is unchanged.
+
+    True for model sections with a lastmod field (an edit saved through the
+    ORM moves updated_at); lists are cheap to render and have no such guarantee.
+    """
+    return isinstance(sitemap, ModelSitemap) and sitemap.get_lastmod_field() is not None
+
+
+def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
+    """Every non-empty page of ``sitemap``, with its row count and newest lastmod."""
+    if isinstance(sitemap, ModelSitemap):
+        return rows.keyset_pages(sitemap).summaries()
+    return [
+        PageSummary(number=number, count=end - start, lastmod=lastmod)
+        for number, (start, end, lastmod) in enumerate(_list_cuts(sitemap, context), start=1)
+    ]
+
+
+def page_items(
+    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+) -> Iterator[tuple[Any, Any]]:
+    """(key, item) of each item of page ``number``; PageNotFound when there is no such page."""
+    if isinstance(sitemap, ModelSitemap):
+        yield from rows.page_items(sitemap, number, span)
+        return
+    if span is not None:
+        raise NotImplementedError("only model sections render parts of a page")
+    cuts = _list_cuts(sitemap, context)
+    if not 1 <= number <= len(cuts):
+        raise PageNotFound(number)
+    start, end, _lastmod = cuts[number - 1]
+    items = sitemap.items()
+    for index in range(start, end):
+        yield index, items[index]
+
+
+def _list_cuts(sitemap: Sitemap, context: RenderContext) -> list[tuple[int, int, Lastmod | None]]:
+    # Item lists are small (static pages, settings-driven lists), so
+    # measuring every entry to cut pages by count *and* bytes is cheap and
+    # keeps each page's items identical between index and page renders.
+    factory = entry_factory(sitemap, context)
+    items = sitemap.items()
+    cuts: list[tuple[int, int, Lastmod | None]] = []
+    writer = new_writer(sitemap)
+    start = 0
+    newest: Lastmod | None = None
+    for index, item in enumerate(items):
+        xml = factory(item)
+        if xml is None:
+            continue
+        loc = factory.last_loc
+        if loc in writer.locs:
+            factory.skip_duplicate(item, loc)
+            continue
+        if not writer.add_xml(xml):
+            cuts.append((start, index, newest))
+            writer, start, newest = new_writer(sitemap), index, None
+            writer.add_xml(xml)
+        writer.locs.add(loc)
+        newest = later(newest, factory.last_lastmod, context.tz)
+    if writer.count:
+        cuts.append((start, len(items), newest))
+    return cuts
+
+
+def render_page(
+    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+) -> RenderedPage:
+    """Render page ``number``; raises PageNotFound when it has no URL to list.
+
+    A page that overflows its file is split where the page table can be
+    written (see pages.py). With ``span``, only the rows of that part of the
+    page are rendered (an incremental build replacing one segment); a span
+    that does not fit is reported as overflowed but does not split the page.
+    """
+    factory = entry_factory(sitemap, context)
+    writer = new_writer(sitemap)
+    newest, overflow_key = write_page(sitemap, number, context, factory, writer, span)
+    pages_changed = False
+    if overflow_key is not None and span is None and isinstance(sitemap, ModelSitemap):
+        pages_changed = rows.keyset_pages(sitemap).split(number, overflow_key)
+    if writer.count == 0:
+        # An empty <urlset> is invalid against the schema: nothing to serve.
+        raise PageNotFound(number, skipped=factory.skipped)
+    return RenderedPage(
+        writer.pieces(),
+        writer.count,
+        factory.skipped,
+        None if newest is None else to_aware(newest, context.tz),
+        overflow_key is not None,
+        pages_changed,
+        segment_cuts=writer.segment_cuts,
+        segment_skips=writer.segment_skips,
+        lastmods_dropped=factory.lastmods_dropped,
+    )
+
+
+def write_page(
+    sitemap: Sitemap,
+    number: int,
+    context: RenderContext,
+    factory: EntryFactory,
+    writer: UrlsetWriter,
+    span: KeySpan | None = None,
+) -> tuple[Lastmod | None, Any]:
+    """Write the items of page ``number`` (of ``span`` within it) into ``writer``.
+
+    Returns the newest lastmod written and the key of the first item that
+    did not fit (None when all did).
+    """
+    if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
+        fused = FusedRows.prepare(sitemap, factory)
+        if fused is not None:
+            return fused.render(rows.page_rows(sitemap, number, span), writer)
+    newest: Lastmod | None = None
+    locs = writer.locs
+    for key, item in page_items(sitemap, number, context, span):
+        xml = factory(item)
+        if xml is None:
+            writer.skip()
+            continue
+        loc = factory.last_loc
+        if loc in locs:
+            factory.skip_duplicate(item, loc)
+            writer.skip()
+            continue
+        if not writer.add_xml(xml, key):
+            return newest, key
+        locs.add(loc)
+        newest = later(newest, factory.last_lastmod, context.tz)
+    return newest, None

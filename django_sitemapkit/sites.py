@@ -1,0 +1,342 @@
+"""Sitemap sites: sections registered on a site, served by the site's URLs (``django.contrib.admin``'s shape).
+
+``site`` is the default; ``path("", include(site.urls))`` (or
+``include("django_sitemapkit.urls")``) serves it. A project can make more
+sites, each with its own name (its URL namespace) and sections.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from django.apps import AppConfig, apps
+from django.core.checks import CheckMessage, Error
+from django.db import models, transaction
+from django.urls import URLPattern, re_path
+from django.utils.module_loading import autodiscover_modules
+
+from django_sitemapkit.building.builder import Builder, BuildResult, Progress
+from django_sitemapkit.engine.rendering import URL_NAMESPACE
+from django_sitemapkit.publishing.publishers import Publisher
+from django_sitemapkit.serving import views
+from django_sitemapkit.serving.cache import invalidate_sections
+from django_sitemapkit.serving.invalidation import sections_of, target_sections
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
+
+SitemapClass = TypeVar("SitemapClass", bound=type[Sitemap])
+
+# Page numbers are canonical (no 0, no leading zeros), so one file has one URL.
+_PAGE = r"sitemap-(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)-(?P<page>[1-9][0-9]{0,8})"
+
+# Every site made, for what concerns them all: model signals and system checks.
+_sites: weakref.WeakSet[SitemapSite] = weakref.WeakSet()
+
+
+class AlreadyRegistered(Exception):
+    """The model or section is registered already."""
+
+
+class NotRegistered(Exception):
+    """The model or section is not registered."""
+
+
+def default_section_name(model: type[models.Model]) -> str:
+    """``<app_label>-<model_name>``, lowercased, underscores turned into hyphens.
+
+    ``blog.Article`` becomes ``blog-article``; ``shop_core.ProductVariant``
+    becomes ``shop-core-productvariant``.
+    """
+    opts = model._meta
+    return f"{opts.app_label}-{opts.model_name}".lower().replace("_", "-")
+
+
+class SitemapSite:
+    """A set of sitemap sections, and the URLs, builds and checks that serve them."""
+
+    def __init__(self, name: str = URL_NAMESPACE) -> None:
+        #: The URL namespace of the site's views.
+        self.name = name
+        self._registry: dict[str, Sitemap] = {}
+        # Names that two registrations asked for: reported by system check
+        # E007 rather than raised at import time, so `manage.py check` can
+        # explain the clash instead of the project failing to start.
+        self.duplicate_sections: list[tuple[str, str]] = []
+        _sites.add(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}: {', '.join(self._registry) or 'empty'}>"
+
+    # -- registration -------------------------------------------------------
+
+    def register(
+        self,
+        model: type[models.Model] | None = None,
+        sitemap_class: type[Sitemap] | None = None,
+        *,
+        section: str | None = None,
+    ) -> _Registration:
+        """Register a section; works as a call and as a class decorator.
+
+        ``register(Tag)`` registers a plain ModelSitemap for every row of Tag
+        at once. ``@register(Article)`` above a ModelSitemap subclass replaces
+        that default with the class, and ``@register(section="pages")`` above
+        any Sitemap subclass registers it under that name.
+        """
+        if model is None and sitemap_class is None and section is None:
+            raise TypeError("register() needs a model, a sitemap class or section=.")
+        if model is not None and self.is_registered(model):
+            raise AlreadyRegistered(f"The model {model._meta.label} is already registered.")
+        registration = _Registration(self, model, section)
+        if sitemap_class is not None:
+            registration(sitemap_class)
+        elif model is not None:
+            registration.install(ModelSitemap, is_default=True)
+        return registration
+
+    def unregister(self, model_or_section: type[models.Model] | str) -> None:
+        name = self._find(model_or_section)
+        if name is None:
+            raise NotRegistered(f"{_describe(model_or_section)} is not registered.")
+        del self._registry[name]
+
+    def is_registered(self, model_or_section: type[models.Model] | str) -> bool:
+        return self._find(model_or_section) is not None
+
+    # -- lookup -------------------------------------------------------------
+
+    def get(self, section: str) -> Sitemap | None:
+        return self._registry.get(section)
+
+    def __getitem__(self, section: str) -> Sitemap:
+        try:
+            return self._registry[section]
+        except KeyError:
+            raise NotRegistered(f"No section named {section!r} is registered.") from None
+
+    def __iter__(self) -> Iterator[Sitemap]:
+        return iter(list(self._registry.values()))
+
+    def __len__(self) -> int:
+        return len(self._registry)
+
+    def __bool__(self) -> bool:
+        # Without this an empty site is falsy, and Django's
+        # autodiscover_modules(register_to=...) then skips the snapshot it
+        # restores when an app's sitemaps.py raises: the user would see an
+        # UnboundLocalError instead of their own exception.
+        return True
+
+    def sections(self) -> list[str]:
+        return list(self._registry)
+
+    # -- serving ------------------------------------------------------------
+
+    def get_urls(self) -> list[URLPattern]:
+        """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml`` and their ``.gz``."""
+        kwargs: dict[str, Any] = {"sitemaps": self}
+        return [
+            re_path(r"^sitemap\.xml$", views.index, kwargs, name="index"),
+            re_path(r"^sitemap\.xml\.gz$", views.index, {**kwargs, "gz": True}, name="index-gz"),
+            re_path(rf"^{_PAGE}\.xml$", views.section, kwargs, name="section"),
+            re_path(
+                rf"^{_PAGE}\.xml\.gz$", views.section, {**kwargs, "gz": True}, name="section-gz"
+            ),
+        ]
+
+    @property
+    def urls(self) -> tuple[list[URLPattern], str, str]:
+        """For ``path("", include(site.urls))``: the patterns, app name and namespace."""
+        return self.get_urls(), URL_NAMESPACE, self.name
+
+    def invalidate(self, *targets: type[models.Model] | str) -> None:
+        """Drop the cached files of the given models' or sections' names; all when none are given.
+
+        Call it after writes that send no signals (``QuerySet.update()``,
+        ``bulk_create()``, raw SQL).
+        """
+        invalidate_sections(target_sections(self, targets))
+
+    def pages_changed(self, section: str) -> None:
+        # The index lists the section's pages: its cached copy must go.
+        invalidate_sections([section])
+
+    # -- building -----------------------------------------------------------
+
+    def builder(
+        self,
+        *,
+        publisher: Publisher | None = None,
+        full: bool = False,
+        rerender: bool = False,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> Builder:
+        return Builder(
+            publisher=publisher,
+            sitemaps=self,
+            full=full,
+            rerender=rerender,
+            dry_run=dry_run,
+            progress=progress,
+        )
+
+    def build(
+        self,
+        sections: Sequence[str] | None = None,
+        *,
+        publisher: Publisher | None = None,
+        full: bool = False,
+        rerender: bool = False,
+        dry_run: bool = False,
+        wait: float = 0,
+    ) -> BuildResult:
+        """Render every file into the storage and publish them at once: ``sitemapkit_build``.
+
+        Raises BuildError, BuildLocked or PublishError; nothing is published then.
+        """
+        builder = self.builder(publisher=publisher, full=full, rerender=rerender, dry_run=dry_run)
+        return builder.run(list(sections) if sections else None, wait=wait)
+
+    # -- checks -------------------------------------------------------------
+
+    def check(self, app_configs: Sequence[AppConfig] | None = None) -> list[CheckMessage]:
+        """The system check messages of the site and of its sections in ``app_configs``."""
+        errors: list[CheckMessage] = [
+            Error(
+                f"Two sitemaps are registered as section {name!r}; {class_name} was ignored.",
+                hint="Pass a distinct section= to register().",
+                id="sitemapkit.E007",
+            )
+            for name, class_name in self.duplicate_sections
+        ]
+        for sitemap in self:
+            if app_configs is None or _app_config(sitemap) in app_configs:
+                errors.extend(sitemap.check())
+        return errors
+
+    # -- internals ----------------------------------------------------------
+
+    def _find(self, model_or_section: type[models.Model] | str) -> str | None:
+        if isinstance(model_or_section, str):
+            return model_or_section if model_or_section in self._registry else None
+        for name, sitemap in self._registry.items():
+            if sitemap.model is model_or_section:
+                return name
+        return None
+
+    def _add(self, name: str, sitemap: Sitemap, *, replacing: str | None = None) -> None:
+        if replacing is not None:
+            self._registry.pop(replacing, None)
+        if name in self._registry:
+            self.duplicate_sections.append((name, type(sitemap).__qualname__))
+            return
+        self._registry[name] = sitemap
+
+
+def _describe(model_or_section: type[models.Model] | str) -> str:
+    if isinstance(model_or_section, str):
+        return f"The section {model_or_section!r}"
+    return f"The model {model_or_section._meta.label}"
+
+
+def _app_config(sitemap: Sitemap) -> AppConfig | None:
+    """The app a section belongs to: its model's, or the one defining its class."""
+    if sitemap.model is not None:
+        return sitemap.model._meta.app_config
+    return apps.get_containing_app_config(type(sitemap).__module__)
+
+
+class _Registration:
+    """What ``register()`` returns: a decorator that (re)places the section's class."""
+
+    def __init__(
+        self, site: SitemapSite, model: type[models.Model] | None, section: str | None
+    ) -> None:
+        self.site = site
+        self.model = model
+        self.section = section
+        self._installed_default: str | None = None
+
+    def install(self, sitemap_class: type[Sitemap], *, is_default: bool = False) -> str:
+        model = self.model if self.model is not None else sitemap_class.model
+        name = self.section or sitemap_class.section
+        if name is None:
+            if model is None:
+                raise TypeError(
+                    f"{sitemap_class.__qualname__} has no model: register it with section=."
+                )
+            name = default_section_name(model)
+        attrs: dict[str, Any] = {"section": name}
+        if model is not None:
+            attrs["model"] = model
+        # A subclass per registration keeps class attributes of the user's
+        # class untouched, so one class can serve several sections.
+        bound_class = type(sitemap_class.__name__, (sitemap_class,), attrs)
+        bound_class.__module__ = sitemap_class.__module__
+        bound_class.__qualname__ = sitemap_class.__qualname__
+        self.site._add(name, bound_class(), replacing=self._installed_default)
+        self._installed_default = name if is_default else None
+        return name
+
+    def __call__(self, sitemap_class: SitemapClass) -> SitemapClass:
+        if not (isinstance(sitemap_class, type) and issubclass(sitemap_class, Sitemap)):
+            raise TypeError("@register() decorates a Sitemap subclass.")
+        self.install(sitemap_class)
+        return sitemap_class
+
+
+def all_sites() -> list[SitemapSite]:
+    return list(_sites)
+
+
+def on_model_change(sender: type[models.Model], using: str = "default", **kwargs: Any) -> None:
+    """post_save / post_delete receiver: invalidate once the write is committed.
+
+    Before the commit another request could re-render from the old data and
+    cache it under the new token; on_commit runs at once outside a transaction.
+    """
+    names = [name for site in all_sites() for name in sections_of(sender, site)]
+    if names:
+        transaction.on_commit(_invalidator(names), using=using)
+
+
+def _invalidator(names: Iterable[str]) -> Callable[[], None]:
+    return lambda: invalidate_sections(names)
+
+
+#: The default site: what ``register()``, ``sitemapkit_build`` and ``django_sitemapkit.urls`` use.
+site = SitemapSite()
+
+
+def register(
+    model: type[models.Model] | None = None,
+    sitemap_class: type[Sitemap] | None = None,
+    *,
+    section: str | None = None,
+) -> _Registration:
+    """Register on the default site; see :meth:`SitemapSite.register`."""
+    return site.register(model, sitemap_class, section=section)
+
+
+def invalidate(*targets: type[models.Model] | str) -> None:
+    """Drop cached files of the default site; see :meth:`SitemapSite.invalidate`."""
+    site.invalidate(*targets)
+
+
+def build(
+    sections: Sequence[str] | None = None,
+    *,
+    full: bool = False,
+    rerender: bool = False,
+    dry_run: bool = False,
+    wait: float = 0,
+) -> BuildResult:
+    """Build the default site: ``sitemapkit_build`` from Python; see :meth:`SitemapSite.build`."""
+    return site.build(sections, full=full, rerender=rerender, dry_run=dry_run, wait=wait)
+
+
+def autodiscover() -> None:
+    """Import every installed app's ``sitemaps`` module so it can register."""
+    autodiscover_modules("sitemaps", register_to=site)
