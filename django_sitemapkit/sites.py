@@ -1,6 +1,6 @@
 """Sitemap sites: sections registered on a site, served by the site's URLs (``django.contrib.admin``'s shape).
 
-``site`` is the default; ``path("", include(site.urls))`` (or
+``site`` is the default; ``path("", site.urls)`` (or
 ``include("django_sitemapkit.urls")``) serves it. A project can make more
 sites, each with its own name (its URL namespace) and sections.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error
@@ -17,39 +17,25 @@ from django.db import models, transaction
 from django.urls import URLPattern, re_path
 from django.utils.module_loading import autodiscover_modules
 
-from django_sitemapkit.building.builder import Builder, BuildResult, Progress
+from django_sitemapkit.building.builder import Builder
+from django_sitemapkit.building.result import BuildResult, Progress
 from django_sitemapkit.engine.rendering import URL_NAMESPACE
-from django_sitemapkit.publishing.publishers import Publisher
+from django_sitemapkit.publishing.base import Publisher
+from django_sitemapkit.registration import (
+    AlreadyRegistered,
+    NotRegistered,
+    Registration,
+)
 from django_sitemapkit.serving import views
 from django_sitemapkit.serving.cache import invalidate_sections
 from django_sitemapkit.serving.invalidation import sections_of, target_sections
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
-
-SitemapClass = TypeVar("SitemapClass", bound=type[Sitemap])
 
 # Page numbers are canonical (no 0, no leading zeros), so one file has one URL.
 _PAGE = r"sitemap-(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)-(?P<page>[1-9][0-9]{0,8})"
 
 # Every site made, for what concerns them all: model signals and system checks.
 _sites: weakref.WeakSet[SitemapSite] = weakref.WeakSet()
-
-
-class AlreadyRegistered(Exception):
-    """The model or section is registered already."""
-
-
-class NotRegistered(Exception):
-    """The model or section is not registered."""
-
-
-def default_section_name(model: type[models.Model]) -> str:
-    """``<app_label>-<model_name>``, lowercased, underscores turned into hyphens.
-
-    ``blog.Article`` becomes ``blog-article``; ``shop_core.ProductVariant``
-    becomes ``shop-core-productvariant``.
-    """
-    opts = model._meta
-    return f"{opts.app_label}-{opts.model_name}".lower().replace("_", "-")
 
 
 class SitemapSite:
@@ -76,7 +62,7 @@ class SitemapSite:
         sitemap_class: type[Sitemap] | None = None,
         *,
         section: str | None = None,
-    ) -> _Registration:
+    ) -> Registration:
         """Register a section; works as a call and as a class decorator.
 
         ``register(Tag)`` registers a plain ModelSitemap for every row of Tag
@@ -88,7 +74,7 @@ class SitemapSite:
             raise TypeError("register() needs a model, a sitemap class or section=.")
         if model is not None and self.is_registered(model):
             raise AlreadyRegistered(f"The model {model._meta.label} is already registered.")
-        registration = _Registration(self, model, section)
+        registration = Registration(self, model, section)
         if sitemap_class is not None:
             registration(sitemap_class)
         elif model is not None:
@@ -147,7 +133,7 @@ class SitemapSite:
 
     @property
     def urls(self) -> tuple[list[URLPattern], str, str]:
-        """For ``path("", include(site.urls))``: the patterns, app name and namespace."""
+        """For ``path("", site.urls)``: the patterns, app name and namespace."""
         return self.get_urls(), URL_NAMESPACE, self.name
 
     def invalidate(self, *targets: type[models.Model] | str) -> None:
@@ -226,7 +212,8 @@ class SitemapSite:
                 return name
         return None
 
-    def _add(self, name: str, sitemap: Sitemap, *, replacing: str | None = None) -> None:
+    def add(self, name: str, sitemap: Sitemap, *, replacing: str | None = None) -> None:
+        """Add ``sitemap`` as section ``name`` (in place of section ``replacing``)."""
         if replacing is not None:
             self._registry.pop(replacing, None)
         if name in self._registry:
@@ -246,45 +233,6 @@ def _app_config(sitemap: Sitemap) -> AppConfig | None:
     if sitemap.model is not None:
         return sitemap.model._meta.app_config
     return apps.get_containing_app_config(type(sitemap).__module__)
-
-
-class _Registration:
-    """What ``register()`` returns: a decorator that (re)places the section's class."""
-
-    def __init__(
-        self, site: SitemapSite, model: type[models.Model] | None, section: str | None
-    ) -> None:
-        self.site = site
-        self.model = model
-        self.section = section
-        self._installed_default: str | None = None
-
-    def install(self, sitemap_class: type[Sitemap], *, is_default: bool = False) -> str:
-        model = self.model if self.model is not None else sitemap_class.model
-        name = self.section or sitemap_class.section
-        if name is None:
-            if model is None:
-                raise TypeError(
-                    f"{sitemap_class.__qualname__} has no model: register it with section=."
-                )
-            name = default_section_name(model)
-        attrs: dict[str, Any] = {"section": name}
-        if model is not None:
-            attrs["model"] = model
-        # A subclass per registration keeps class attributes of the user's
-        # class untouched, so one class can serve several sections.
-        bound_class = type(sitemap_class.__name__, (sitemap_class,), attrs)
-        bound_class.__module__ = sitemap_class.__module__
-        bound_class.__qualname__ = sitemap_class.__qualname__
-        self.site._add(name, bound_class(), replacing=self._installed_default)
-        self._installed_default = name if is_default else None
-        return name
-
-    def __call__(self, sitemap_class: SitemapClass) -> SitemapClass:
-        if not (isinstance(sitemap_class, type) and issubclass(sitemap_class, Sitemap)):
-            raise TypeError("@register() decorates a Sitemap subclass.")
-        self.install(sitemap_class)
-        return sitemap_class
 
 
 def all_sites() -> list[SitemapSite]:
@@ -315,7 +263,7 @@ def register(
     sitemap_class: type[Sitemap] | None = None,
     *,
     section: str | None = None,
-) -> _Registration:
+) -> Registration:
     """Register on the default site; see :meth:`SitemapSite.register`."""
     return site.register(model, sitemap_class, section=section)
 

@@ -1,4 +1,4 @@
-"""``path("", include("django_sitemapkit.urls"))`` serves the default site, as ``include(site.urls)``."""
+"""``path("", include("django_sitemapkit.urls"))`` serves the default site, as ``site.urls``."""
 
 from django_sitemapkit.sites import site
 

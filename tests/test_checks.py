@@ -135,7 +135,7 @@ def test_checks_run_through_manage_py_check(sitemaps: Any, settings: Any) -> Non
         call_command("check")
 
 
-DIRECTORY_HINT = 'path("", include(site.urls))'
+DIRECTORY_HINT = 'path("", site.urls)'
 
 
 def register_outside_sections() -> None:

@@ -9,7 +9,7 @@ urlpatterns = [
     path("about/", TemplateView.as_view(template_name="testapp/about.html"), name="about"),
     path("articles/<str:slug>/", views.detail, name="article-detail"),
     path("tags/<str:slug>/", views.detail, name="tag-detail"),
-    # More patterns for the fast path's URL templates (tests/test_urltemplates.py).
+    # More patterns for column rows' URL templates (tests/engine/test_urltemplates.py).
     path("slugs/<slug:slug>/", views.detail, name="article-slug"),
     path("by-id/<int:pk>/<str:slug>.html", views.detail, name="article-by-id"),
     path("files/<path:slug>", views.detail, name="article-path"),

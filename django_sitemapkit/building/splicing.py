@@ -37,7 +37,7 @@ from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.protocol.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE, Piece, compress_piece
 from django_sitemapkit.protocol.w3c import to_aware
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, SEGMENT_ENTRIES
-from django_sitemapkit.publishing.publishers import FileRecord
+from django_sitemapkit.publishing.manifest import FileRecord
 from django_sitemapkit.sitemaps import ModelSitemap
 
 RenderSpan = Callable[[int, KeySpan], RenderedPage]
@@ -140,82 +140,119 @@ def _splice(
     render: RenderSpan,
     gzip: bool,
 ) -> RenderedPage | None:
+    """``record``'s page with its ``dirty`` segments rendered again, or None if it must be whole."""
     layout = record.layout
     assert layout is not None
-    segments = len(layout.cuts) + 1
     entries = _segment_entries(record)
-    if entries is None or not dirty or 2 * len(dirty) > segments:
+    if entries is None or not dirty or 2 * len(dirty) > len(layout.cuts) + 1:
         return None
-
-    old_xml = read(record.name)
-    if old_xml is None or len(old_xml) != sum(layout.sizes) or len(old_xml) != record.size:
+    page = _SplicedPage.read(record, read, gzip)
+    if page is None:
         return None
-    pieces = split_pieces(old_xml, layout.sizes)
-    compressed: list[Piece] | None = None
-    if gzip:
-        old_gz = read(record.name + ".gz")
-        expected = len(GZIP_HEADER) + sum(layout.gz_sizes) + GZIP_TRAILER_SIZE
-        if old_gz is None or len(old_gz) != expected or old_gz[: len(GZIP_HEADER)] != GZIP_HEADER:
-            return None
-        compressed = split_pieces(old_gz[len(GZIP_HEADER) : -GZIP_TRAILER_SIZE], layout.gz_sizes)
-
-    reused = dict(zip(range(len(pieces)), _offsets(layout.sizes, 0), strict=True))
-    reused_gz = (
-        {}
-        if compressed is None
-        else dict(
-            zip(range(len(compressed)), _offsets(layout.gz_sizes, len(GZIP_HEADER)), strict=True)
-        )
-    )
     bounds: list[str | None] = [None, *layout.cuts, None]
-    newest = record.fingerprint_lastmod()
-    identical = True
-    dropped = 0
     for position in dirty:
         try:
             part = render(number, KeySpan(after=bounds[position], through=bounds[position + 1]))
         except PageNotFound:
             return None  # every row of the segment is skipped now
+        if not page.fits(position, part, entries[position]):
+            return None
+        page.replace(position, part)
+    return page.rendered(context)
+
+
+class _SplicedPage:
+    """A page's published pieces, plain and compressed, as re-rendered segments replace some."""
+
+    def __init__(self, record: FileRecord, pieces: list[Piece], compressed: list[Piece] | None):
+        assert record.layout is not None
+        self._record = record
+        self._layout = record.layout
+        self._pieces = pieces
+        self._compressed = compressed
+        # The pieces still copied from the published files, and where they are there.
+        self._reused = dict(zip(range(len(pieces)), _offsets(self._layout.sizes, 0), strict=True))
+        self._reused_gz = (
+            {}
+            if compressed is None
+            else dict(
+                zip(
+                    range(len(compressed)),
+                    _offsets(self._layout.gz_sizes, len(GZIP_HEADER)),
+                    strict=True,
+                )
+            )
+        )
+        self._newest = record.fingerprint_lastmod()
+        self._identical = True
+        self._dropped = 0
+
+    @classmethod
+    def read(cls, record: FileRecord, read: ReadFile, gzip: bool) -> _SplicedPage | None:
+        """The page's published files in pieces; None if missing or not what ``record`` describes."""
+        layout = record.layout
+        assert layout is not None
+        old_xml = read(record.name)
+        if old_xml is None or len(old_xml) != sum(layout.sizes) or len(old_xml) != record.size:
+            return None
+        pieces = split_pieces(old_xml, layout.sizes)
+        if not gzip:
+            return cls(record, pieces, None)
+        old_gz = read(record.name + ".gz")
+        expected = len(GZIP_HEADER) + sum(layout.gz_sizes) + GZIP_TRAILER_SIZE
+        if old_gz is None or len(old_gz) != expected or old_gz[: len(GZIP_HEADER)] != GZIP_HEADER:
+            return None
+        compressed = split_pieces(old_gz[len(GZIP_HEADER) : -GZIP_TRAILER_SIZE], layout.gz_sizes)
+        return cls(record, pieces, compressed)
+
+    def fits(self, position: int, part: RenderedPage, entries: int) -> bool:
+        """Whether ``part``, the segment at ``position`` rendered again, may take its old place."""
         if (
             part.overflowed
-            or part.url_count != entries[position]
-            or part.skipped != layout.skips[position]
+            or part.url_count != entries
+            or part.skipped != self._layout.skips[position]
             or len(part.pieces) != 3
             # The head or tail changed (namespaces, say): not a splice.
-            or part.pieces[0] != pieces[0]
-            or part.pieces[-1] != pieces[-1]
+            or part.pieces[0] != self._pieces[0]
+            or part.pieces[-1] != self._pieces[-1]
         ):
-            return None
+            return False
+        # An edited URL may now repeat one listed in another segment, or free
+        # one that was skipped there as a repeat of it: only the whole page's
+        # render knows.
+        return _locations(part.pieces[1]) == _locations(self._pieces[position + 1])
+
+    def replace(self, position: int, part: RenderedPage) -> None:
+        """Put ``part``'s segment in place of the old one at ``position``."""
         segment = part.pieces[1]
-        if _locations(segment) != _locations(pieces[position + 1]):
-            # An edited URL may now repeat one listed in another segment, or
-            # free one that was skipped there as a repeat of it: only the
-            # whole page's render knows.
+        self._identical = self._identical and segment == self._pieces[position + 1]
+        self._dropped += part.lastmods_dropped
+        self._pieces[position + 1] = segment
+        del self._reused[position + 1]
+        if self._compressed is not None:
+            self._compressed[position + 1] = compress_piece(segment, last=False)
+            del self._reused_gz[position + 1]
+        if part.lastmod is not None and (self._newest is None or part.lastmod > self._newest):
+            self._newest = part.lastmod
+
+    def rendered(self, context: RenderContext) -> RenderedPage | None:
+        """The spliced page, or None if it no longer fits in a file."""
+        if sum(map(len, self._pieces)) > MAX_BYTES_PER_FILE:
             return None
-        identical = identical and segment == pieces[position + 1]
-        dropped += part.lastmods_dropped
-        pieces[position + 1] = segment
-        del reused[position + 1]
-        if compressed is not None:
-            compressed[position + 1] = compress_piece(segment, last=False)
-            del reused_gz[position + 1]
-        if part.lastmod is not None and (newest is None or part.lastmod > newest):
-            newest = part.lastmod
-    if sum(map(len, pieces)) > MAX_BYTES_PER_FILE:
-        return None
-    return RenderedPage(
-        pieces,
-        record.urls,
-        record.skipped,
-        None if newest is None else to_aware(newest, context.tz),
-        segment_cuts=list(layout.cuts),
-        segment_skips=list(layout.skips),
-        compressed=compressed,
-        reused=reused,
-        reused_gz=reused_gz,
-        digest=record.sha256 if identical else None,
-        lastmods_dropped=dropped,
-    )
+        record = self._record
+        return RenderedPage(
+            self._pieces,
+            record.urls,
+            record.skipped,
+            None if self._newest is None else to_aware(self._newest, context.tz),
+            segment_cuts=list(self._layout.cuts),
+            segment_skips=list(self._layout.skips),
+            compressed=self._compressed,
+            reused=self._reused,
+            reused_gz=self._reused_gz,
+            digest=record.sha256 if self._identical else None,
+            lastmods_dropped=self._dropped,
+        )
 
 
 def _locations(segment: Piece) -> list[bytes]:

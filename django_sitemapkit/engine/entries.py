@@ -47,7 +47,7 @@ class ItemAccess:
     changefreq: str | Callable[[Any], str | None] | None
     priority: float | Callable[[Any], float | None] | None
     describe: Callable[[Any], str] = repr
-    # The fast path's URL template, built once per file and shared with the
+    # The URL template of column rows, built once per file and shared with the
     # fused row loop.
     url_template: UrlTemplate | None = None
 

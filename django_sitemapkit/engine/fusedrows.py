@@ -37,7 +37,7 @@ _ZERO = datetime.timedelta(0)
 
 
 class FusedRows:
-    """Renders fast-path rows straight into a writer; see the module docstring."""
+    """Renders column rows straight into a writer; see the module docstring."""
 
     def __init__(
         self,

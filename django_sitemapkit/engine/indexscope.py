@@ -23,7 +23,7 @@ from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilde
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 
 INDEX_AT_ROOT_HINT = (
-    'Include the sitemap URLs at the root of the site: path("", include(site.urls)), '
+    'Include the sitemap URLs at the root of the site: path("", site.urls), '
     "or leave the include out where a web server serves the files sitemapkit_build writes."
 )
 

@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from django.db import connections
+from django.db import connections, models
 from django.db.models import QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 from django.db.models.sql.constants import MULTI
@@ -74,3 +74,13 @@ def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequenc
     compiler.setup_query()
     converted: Iterator[Sequence[Any]] = compiler.results_iter(results=[rows])
     return converted
+
+
+def bound_alias(manager: models.Manager[Any]) -> str | None:
+    """The database a manager was bound to with ``db_manager(using)``, if any.
+
+    The public ``manager.db`` falls back to the *read* router: writes must
+    go where the router sends writes unless the caller chose a database.
+    """
+    alias: str | None = manager._db
+    return alias

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from django.apps import apps
 from django.db import DatabaseError, IntegrityError, connections, models, router, transaction
 
+from django_sitemapkit.engine.internals import bound_alias
+
 logger = logging.getLogger("django_sitemapkit")
 
 
@@ -85,7 +87,7 @@ class PageManager(models.Manager[models.Model]):
         log, so it is asked first, as the other databases are where they can
         tell; a refused write is caught all the same (see ``record``).
         """
-        connection = connections[self._db or router.db_for_write(self.model)]
+        connection = connections[bound_alias(self) or router.db_for_write(self.model)]
         table = connection.ops.quote_name(self.model._meta.db_table)
         query = _WRITABLE.get(connection.vendor)
         if query is None:
@@ -109,7 +111,7 @@ class PageManager(models.Manager[models.Model]):
         """
         if not self.writable():
             return Recording.REFUSED
-        db = self._db or router.db_for_write(self.model)
+        db = bound_alias(self) or router.db_for_write(self.model)
         read = {page.number: page for page in before}
         new: list[models.Model] = [
             self.model(section=section, number=p.number, start_key=p.start_key, end_key=p.end_key)

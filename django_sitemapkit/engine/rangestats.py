@@ -4,15 +4,15 @@ The index needs both figures for every page, and an incremental build needs
 them for every 1,000-row segment of every page: thousands of ranges at a
 million rows. The database answers them all in one pass as a ``UNION ALL`` of
 per-range aggregates, which costs about what one aggregate over the whole
-section costs. Building each part with the ORM would not: a part takes about
-half a millisecond to build and compile, more than the database needs to
-aggregate its thousand rows. So each shape of range (which bounds it has) is
-compiled once, with placeholder values, and its SQL is reused for every
-range of that shape with the range's own parameters.
+section costs. Building each part with the ORM would not: building and
+compiling a part takes longer than the database needs to aggregate its
+thousand rows. So each shape of range (which bounds it has) is compiled
+once, with placeholder values, and its SQL is reused for every range of that
+shape with the range's own parameters (the SQL text: rangesql).
 
 PostgreSQL plans each part of a UNION ALL on its own, which for a thousand
 small ranges costs more than scanning them; there, many ranges of integer
-keys become one LATERAL join instead (see ``_lateral_join``).
+keys become one LATERAL join instead (see ``rangesql.lateral_join``).
 
 A build may split the statements between its connection and a second one in
 a helper thread (``parallel``), so that two cores scan at once; never inside
@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import datetime
 import os
-import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
@@ -40,6 +39,19 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Count, IntegerField, Max, QuerySet, Value
 
 from django_sitemapkit.engine.internals import compiled_sql, converted_rows
+from django_sitemapkit.engine.rangesql import (
+    Bound,
+    KeyRange,
+    Shape,
+    ShapeKind,
+    Statements,
+    lateral_join,
+    only_position,
+    shape_kind,
+    union_all,
+)
+
+__all__ = ["Bound", "KeyRange", "RangeAggregator", "RangeStats", "key_field"]
 
 # SQLite refuses compound statements of more than 500 SELECTs by default.
 UNION_BATCH_SIZE = 400
@@ -53,32 +65,10 @@ TAG_PLACEHOLDER = 2_100_000_001
 INTEGER_KEY_PLACEHOLDERS = (2_100_000_002, 2_100_000_003)
 
 
-class Bound(NamedTuple):
-    """One side of a key range: a lookup (``gt``, ``gte``, ``lt``, ``lte``) and a key as text."""
-
-    lookup: Literal["gt", "gte", "lt", "lte"]
-    key: str
-
-
-# (lower bound, upper bound); None leaves that side open.
-KeyRange = tuple[Bound | None, Bound | None]
-
-
 @dataclass(frozen=True, slots=True)
 class RangeStats:
     count: int
     lastmod: datetime.datetime | datetime.date | None
-
-
-@dataclass
-class _Shape:
-    """The compiled SQL of one kind of range, and where its values go."""
-
-    sql: str
-    params: list[Any]
-    tag_at: int
-    lower_at: int | None
-    upper_at: int | None
 
 
 class RangeAggregator:
@@ -96,7 +86,7 @@ class RangeAggregator:
         pk = queryset.model._meta.pk
         assert pk is not None
         self.pk: models.Field[Any, Any] = pk
-        # COUNT(*), not COUNT(pk): no NULL test per row (10 % of the scan on SQLite).
+        # COUNT(*), not COUNT(pk): no NULL test per row.
         self.aggregates: dict[str, Any] = {"_count": Count("*")}
         if lastmod_field is not None:
             self.aggregates["_lastmod"] = Max(lastmod_field)
@@ -137,7 +127,7 @@ class RangeAggregator:
     def _key(self, text: str) -> Any:
         return self.pk.to_python(text)
 
-    def _compile(self, lower: Bound | None, upper: Bound | None) -> _Shape | None:
+    def _compile(self, lower: Bound | None, upper: Bound | None) -> Shape | None:
         """The SQL of ranges shaped like ``(lower, upper)``, or None if it cannot be reused."""
         placeholders = self._key_placeholders()
         if placeholders is None:
@@ -153,12 +143,12 @@ class RangeAggregator:
         except (EmptyResultSet, FullResultSet):
             return None
         params = list(compiled)
-        tag_at = _only_position(params, TAG_PLACEHOLDER)
-        lower_at = None if lower is None else _only_position(params, self._prepare(low_key))
-        upper_at = None if upper is None else _only_position(params, self._prepare(high_key))
+        tag_at = only_position(params, TAG_PLACEHOLDER)
+        lower_at = None if lower is None else only_position(params, self._prepare(low_key))
+        upper_at = None if upper is None else only_position(params, self._prepare(high_key))
         if tag_at is None or (lower and lower_at is None) or (upper and upper_at is None):
             return None
-        return _Shape(sql, params, tag_at, lower_at, upper_at)
+        return Shape(sql, params, tag_at, lower_at, upper_at)
 
     def _key_field(self) -> models.Field[Any, Any]:
         return key_field(self.pk)
@@ -185,9 +175,9 @@ class RangeAggregator:
 
     def _union_all(self, ranges: Sequence[KeyRange]) -> Statements | None:
         """UNION ALL statements of one part per range, batched; None if a shape will not compile."""
-        shapes: dict[tuple[str | None, str | None], _Shape] = {}
+        shapes: dict[ShapeKind, Shape] = {}
         for lower, upper in ranges:
-            kind = (_lookup(lower), _lookup(upper))
+            kind = shape_kind((lower, upper))
             if kind not in shapes:
                 shape = self._compile(lower, upper)
                 if shape is None:
@@ -198,38 +188,19 @@ class RangeAggregator:
         max_params = self._connection.features.max_query_params
         if max_params:
             batch_size = max(1, min(batch_size, max_params // per_part))
-
-        def statements(start: int, stop: int) -> Iterator[tuple[str, list[Any]]]:
-            for first in range(start, stop, batch_size):
-                sqls: list[str] = []
-                params: list[Any] = []
-                for tag in range(first, min(first + batch_size, stop)):
-                    lower, upper = ranges[tag]
-                    shape = shapes[(_lookup(lower), _lookup(upper))]
-                    values = list(shape.params)
-                    values[shape.tag_at] = type(values[shape.tag_at])(tag)
-                    if lower is not None and shape.lower_at is not None:
-                        values[shape.lower_at] = self._prepare(lower.key)
-                    if upper is not None and shape.upper_at is not None:
-                        values[shape.upper_at] = self._prepare(upper.key)
-                    sqls.append(shape.sql)
-                    params.extend(values)
-                yield " UNION ALL ".join(sqls), params
-
-        # PostgreSQL runs the parts of a UNION ALL with parallel workers itself.
-        return Statements(statements, split=self._connection.vendor != "postgresql")
+        return union_all(
+            ranges,
+            shapes,
+            batch_size=batch_size,
+            prepare=self._prepare,
+            # PostgreSQL runs the parts of a UNION ALL with parallel workers itself.
+            split=self._connection.vendor != "postgresql",
+        )
 
     def _lateral_join(self, ranges: Sequence[KeyRange]) -> Statements | None:
-        """On PostgreSQL with integer keys and many ranges: the ranges as rows of arrays,
-        each joined to the aggregate of its keys.
-
-        PostgreSQL plans every part of a UNION ALL on its own, about 0.2 ms a
-        part: more than it takes to aggregate a 1,000-row segment. A LATERAL
-        join is planned once and runs one index range scan per range. (A few
-        large ranges -- the index's pages -- are left to the UNION ALL, whose
-        parts PostgreSQL runs with parallel workers.) Every range becomes
-        ``lo <= key <= hi``.
-        """
+        """On PostgreSQL with integer keys and many ranges: one LATERAL join
+        (see ``rangesql.lateral_join``). A few large ranges -- the index's pages --
+        are left to the UNION ALL, whose parts PostgreSQL runs with parallel workers."""
         if (
             self._connection.vendor != "postgresql"
             or len(ranges) < LATERAL_JOIN_MIN_RANGES
@@ -240,22 +211,7 @@ class RangeAggregator:
         shape = self._compile(Bound("gte", "0"), Bound("lte", "0"))
         if shape is None:
             return None
-        assert shape.lower_at is not None
-        assert shape.upper_at is not None
-        columns = {shape.tag_at: "r.tag", shape.lower_at: "r.lo", shape.upper_at: "r.hi"}
-        sql = (
-            "SELECT s.* FROM unnest(%s::integer[], %s::bigint[], %s::bigint[]) AS r(tag, lo, hi) "
-            f"CROSS JOIN LATERAL ({_substitute(shape.sql, columns)}) AS s"
-        )
-        rest = [value for at, value in enumerate(shape.params) if at not in columns]
-
-        def statements(start: int, stop: int) -> Iterator[tuple[str, list[Any]]]:
-            tags = list(range(start, stop))
-            lows = [_inclusive_low(ranges[tag][0]) for tag in tags]
-            highs = [_inclusive_high(ranges[tag][1]) for tag in tags]
-            yield sql, [tags, lows, highs, *rest]
-
-        return Statements(statements)
+        return lateral_join(ranges, shape)
 
     # -- execution ------------------------------------------------------------
 
@@ -302,17 +258,6 @@ class RangeAggregator:
             yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
 
 
-@dataclass(frozen=True)
-class Statements:
-    """SQL statements for any slice ``[start, stop)`` of the ranges, with the
-    ranges' positions as tags."""
-
-    make: Callable[[int, int], Iterator[tuple[str, list[Any]]]]
-    # Whether a second connection running half of them would help: not
-    # where the database already runs each statement with parallel workers.
-    split: bool = True
-
-
 def _second_connection_sees_the_same(connection: BaseDatabaseWrapper) -> bool:
     """Whether another connection would read the same rows as ``connection``, and another
     core could do its part.
@@ -334,46 +279,6 @@ def _cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
-
-
-def _inclusive_low(bound: Bound | None) -> int:
-    if bound is None:
-        return BIGINT_MIN
-    return int(bound.key) + (bound.lookup == "gt")
-
-
-def _inclusive_high(bound: Bound | None) -> int:
-    if bound is None:
-        return BIGINT_MAX
-    return int(bound.key) - (bound.lookup == "lt")
-
-
-def _substitute(sql: str, replacements: dict[int, str]) -> str:
-    """``sql`` with its placeholders number ``at`` (from 0) replaced by ``replacements[at]``."""
-    pieces = re.split(r"(%%|%s)", sql)
-    position = 0
-    for index, piece in enumerate(pieces):
-        if piece == "%s":
-            pieces[index] = replacements.get(position, piece)
-            position += 1
-    return "".join(pieces)
-
-
-def _lookup(bound: Bound | None) -> str | None:
-    return None if bound is None else bound.lookup
-
-
-def _only_position(params: Sequence[Any], value: Any) -> int | None:
-    """Where ``value`` is in ``params``, if it is there exactly once."""
-    positions = [
-        index
-        for index, param in enumerate(params)
-        if type(param) is not bool and isinstance(param, type(value)) and param == value
-    ]
-    return positions[0] if len(positions) == 1 else None
 
 
 def key_field(pk: models.Field[Any, Any]) -> models.Field[Any, Any]:

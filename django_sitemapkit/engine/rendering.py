@@ -115,7 +115,7 @@ def index_path(namespace: str = URL_NAMESPACE) -> str:
 
     Where the views are routed, their URL. Otherwise a web server serves the
     built files, at the root of the site as Django knows it (the script
-    prefix), which is where ``path("", include(site.urls))`` would route them.
+    prefix), which is where ``path("", site.urls)`` would route them.
     """
     if views_routed(namespace):
         return reverse(f"{namespace}:index")

@@ -1,10 +1,10 @@
-"""A URL pattern reversed once and filled per row: the fast path's ``reverse()``.
+"""A URL pattern reversed once and filled per row: the ``reverse()`` of column rows.
 
-``reverse()`` costs about 10 microseconds a call, more than everything else a
-sitemap does for a URL. A model section that names its URL pattern and the
-fields filling it has the pattern reversed once with placeholder values; each
-row then only runs the converters Django would run, checks the value against
-the converter's regex as ``reverse()`` does, and quotes it the same way. The
+A ``reverse()`` call costs more than everything else a sitemap does for a
+URL. A model section that names its URL pattern and the fields filling it
+has the pattern reversed once with placeholder values; each row then only
+runs the converters Django would run, checks the value against the
+converter's regex as ``reverse()`` does, and quotes it the same way. The
 result is the string ``reverse()`` returns, byte for byte (the tests compare
 them on awkward values), or NoReverseMatch where ``reverse()`` raises it.
 
@@ -21,11 +21,10 @@ from urllib.parse import quote
 
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 from django.utils.http import escape_leading_slashes
-from django.utils.regex_helper import _lazy_re_compile
 
 # What reverse() leaves unquoted (django.urls.resolvers: RFC 3986 sub-delims + "/~:@").
 _SAFE = "!$&'()*+,;=/~:@"
-_PLAIN = _lazy_re_compile(r"[A-Za-z0-9_.~-]*")
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
 _SENTINELS = ("sitemapkitarg{}zz", "7351{}9246", "7351{}92-4600-4000-8000-000000000000")
 
 

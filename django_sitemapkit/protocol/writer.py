@@ -1,7 +1,7 @@
 """The one XML writer behind every sitemap and index, served or built.
 
 Entries arrive as text, formatted with plain string operations (no template
-engine, no DOM) by ``sitemaps.EntryFactory`` and the fast path: that is what
+engine, no DOM) by ``engine.entries.EntryFactory`` and the fused loop: that is what
 keeps millions of URLs cheap. Each writer enforces the
 protocol's per-file limits itself -- 50,000 entries and 52,428,800 bytes
 *uncompressed* -- and tells the caller when the next entry does not fit, so
@@ -57,8 +57,8 @@ def format_priority(value: float) -> str:
 # this many entries, its tail -- and its .gz compresses each piece on its own
 # (see deflate.py), so an incremental build can replace the few segments whose
 # rows changed and reuse every other piece's bytes, compressed ones included.
-# 1,000 entries (about 100 kB) keeps that re-rendering small for a cost of
-# about 3 % in compressed size against one unbroken deflate stream.
+# Smaller segments re-render less per edit but compress worse, each starting
+# a fresh deflate block (docs/building.md gives the trade's figures).
 SEGMENT_ENTRIES = 1000
 
 

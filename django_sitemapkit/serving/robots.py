@@ -54,7 +54,7 @@ from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import base_url
 from django_sitemapkit.engine.rendering import index_path
-from django_sitemapkit.publishing.publishers import fsync_directory
+from django_sitemapkit.publishing.diskio import fsync_directory
 
 __all__ = [
     "Action",

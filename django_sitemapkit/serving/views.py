@@ -22,7 +22,7 @@ from django_sitemapkit.engine.rendering import (
     render_index,
     render_page,
 )
-from django_sitemapkit.publishing.publishers import published_file
+from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
 
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"

@@ -1,8 +1,8 @@
-from django.urls import include, path, register_converter
+from django.urls import path, register_converter
 from django.views.generic import TemplateView
 
+import django_sitemapkit as sitemapkit
 from demo import views
-from django_sitemapkit.serving.robots import robots_txt
 
 
 class UnicodeSlugConverter:
@@ -25,8 +25,8 @@ class UnicodeSlugConverter:
 register_converter(UnicodeSlugConverter, "uslug")
 
 urlpatterns = [
-    path("", include("django_sitemapkit.urls")),  # /sitemap.xml
-    path("robots.txt", robots_txt),  # this site has no robots.txt of its own
+    path("", sitemapkit.site.urls),  # /sitemap.xml
+    path("robots.txt", sitemapkit.robots_txt),  # this site has no robots.txt of its own
     path("", TemplateView.as_view(template_name="demo/home.html"), name="home"),
     path("about/", TemplateView.as_view(template_name="demo/about.html"), name="about"),
     path(

@@ -5,70 +5,23 @@ from __future__ import annotations
 import datetime
 import gzip
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connections
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.builder import BuildError
-from django_sitemapkit.engine import sections
-from django_sitemapkit.publishing.publishers import LOCK_NAME, get_publisher
-from django_sitemapkit.sites import site as default_site
+from django_sitemapkit.publishing.localfolder import LOCK_NAME
+from django_sitemapkit.publishing.selection import get_publisher
+from tests.building.builds import EDITED, T0, build, published
 from tests.testapp.models import Article, Tag
 from tests.utils import parse_index, parse_urlset, path_of
 
 pytestmark = pytest.mark.django_db
-
-T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
-# An edit as the ORM makes it: updated_at moves with the row.
-EDITED = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
-
-
-@pytest.fixture
-def build_dir(settings: Any, tmp_path: Path) -> Path:
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
-    return tmp_path / "sitemaps"
-
-
-@pytest.fixture
-def site(sitemaps: Any, build_dir: Path) -> Any:
-    @sitemapkit.register(Article)
-    class ArticleSitemap(sitemapkit.ModelSitemap):
-        limit = 10
-
-        def get_queryset(self) -> Any:
-            return Article.objects.filter(published=True)
-
-    sitemapkit.register(Tag)
-
-    @sitemapkit.register(section="pages")
-    class PageSitemap(sitemapkit.StaticViewSitemap):
-        url_names = ["home", "about"]
-
-    Article.objects.bulk_create(
-        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(35)
-    )
-    Tag.objects.create(slug="t")
-    return sitemaps
-
-
-def build(sections: list[str] | None = None, **kwargs: Any) -> Any:
-    return default_site.builder(**kwargs).run(sections)
-
-
-def published(build_dir: Path) -> dict[str, bytes]:
-    current = build_dir / "current"
-    return {
-        p.name: p.read_bytes()
-        for p in current.iterdir()
-        if p.name.startswith(("sitemap.", "sitemap-"))
-    }
 
 
 def served(client: Client, settings: Any) -> dict[str, bytes]:
@@ -135,61 +88,6 @@ def test_second_build_changes_nothing(site: Any, build_dir: Path) -> None:
     result = build()
     assert result.written == [] and result.removed == [] and not result.published
     assert os.readlink(build_dir / "current") == generation
-
-
-def test_editing_one_object_rewrites_one_page_and_the_index(site: Any, build_dir: Path) -> None:
-    build()
-    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
-    article = Article.objects.get(slug="a15")
-    article.updated_at = T0 + datetime.timedelta(days=100)
-    article.save()
-    result = build()
-    assert sorted(result.written) == [
-        "sitemap-testapp-article-2.xml",
-        "sitemap-testapp-article-2.xml.gz",
-        "sitemap.xml",
-        "sitemap.xml.gz",
-    ]
-    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
-    changed = {loc for loc in index if index[loc] != index2[loc]}
-    assert changed == {"https://www.example.com/sitemap-testapp-article-2.xml"}
-    assert (
-        index2["https://www.example.com/sitemap-testapp-article-2.xml"]
-        == "2026-04-11T00:00:00+00:00"
-    )
-
-
-@pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
-@pytest.mark.parametrize("how", ["delete", "unpublish"])
-def test_a_deletion_changes_that_pages_lastmod(
-    site: Any, build_dir: Path, how: str, full: bool
-) -> None:
-    build()
-    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
-    article = Article.objects.get(slug="a3")
-    if how == "delete":
-        article.delete()
-    else:
-        article.published = False
-        article.save()
-    builder = default_site.builder(full=full)
-    result = builder.run()
-    pages = {path_of(loc).lstrip("/") for loc in index}
-    rewritten = pages if full else {"sitemap-testapp-article-1.xml"}
-    assert {name.removesuffix(".gz") for name in result.written} == rewritten | {"sitemap.xml"}
-    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
-    page = "https://www.example.com/sitemap-testapp-article-1.xml"
-    assert index2[page] == builder.started.isoformat()
-    assert {loc for loc in index if index[loc] != index2[loc]} == {page}
-
-
-def test_full_rewrites_everything(site: Any, build_dir: Path) -> None:
-    build()
-    before = published(build_dir)
-    result = build(full=True)
-    assert len(result.written) == 14 and result.published
-    # The same bytes again: the index announces no page as changed.
-    assert published(build_dir) == before
 
 
 def test_removed_sections_and_pages_disappear(site: Any, build_dir: Path) -> None:
@@ -380,14 +278,6 @@ def test_old_generations_are_pruned(site: Any, build_dir: Path) -> None:
     )
 
 
-def test_unchanged_files_are_hard_links(site: Any, build_dir: Path) -> None:
-    build()
-    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
-    build()
-    page = build_dir / "current" / "sitemap-testapp-article-3.xml"
-    assert page.stat().st_nlink == 2
-
-
 def test_a_running_build_blocks_another(site: Any, build_dir: Path) -> None:
     with (
         get_publisher().lock(),
@@ -424,45 +314,6 @@ def test_200000_urls_byte_identical_to_the_views(
     names = [path_of(loc).lstrip("/") for loc, _ in parse_index(files["sitemap.xml"])]
     assert names == [f"sitemap-testapp-article-{n}.xml" for n in (1, 2, 3, 4)]
     assert sum(len(parse_urlset(files[name])) for name in names) == 200_000
-
-
-def test_unchanged_pages_are_not_rendered_again(
-    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    build()
-    rendered: list[tuple[str, int]] = []
-    real = sections.render_page
-
-    def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
-        rendered.append((sitemap.name, number))
-        return real(sitemap, number, context, span)
-
-    monkeypatch.setattr(sections, "render_page", spy)
-    article = Article.objects.get(slug="a25")
-    article.updated_at = EDITED
-    article.save()
-    result = build()
-    # Only the edited page of the model section; the static pages are a list
-    # and always rendered (cheaply).
-    assert sorted(rendered) == [("pages", 1), ("testapp-article", 3)]
-    assert sorted(result.written) == [
-        "sitemap-testapp-article-3.xml",
-        "sitemap-testapp-article-3.xml.gz",
-        "sitemap.xml",
-        "sitemap.xml.gz",
-    ]
-
-
-def test_rerender_catches_changes_no_lastmod_shows(site: Any, build_dir: Path) -> None:
-    build()
-    Article.objects.filter(slug="a0").update(slug="renamed-quietly")
-    assert build().written == []
-    result = build(rerender=True)
-    assert sorted(result.written)[:2] == [
-        "sitemap-testapp-article-1.xml",
-        "sitemap-testapp-article-1.xml.gz",
-    ]
-    assert b"/articles/renamed-quietly/" in published(build_dir)["sitemap-testapp-article-1.xml"]
 
 
 def test_a_new_base_url_renders_every_page(site: Any, build_dir: Path, settings: Any) -> None:
@@ -512,143 +363,3 @@ def test_turning_gzip_on_writes_every_gz(site: Any, build_dir: Path, settings: A
     assert sorted(name + ".gz" for name in plain) == sorted(n for n in files if n.endswith(".gz"))
     for name in plain:
         assert gzip.decompress(files[name + ".gz"]) == files[name]
-
-
-def drop_connection_once(monkeypatch: pytest.MonkeyPatch, page: int) -> list[int]:
-    """Make reading ``page`` fail once as a dropped database connection does."""
-    from django.db import OperationalError
-
-    calls: list[int] = []
-    real = sections.write_page
-
-    def flaky(sitemap: Any, number: int, *args: Any, **kwargs: Any) -> Any:
-        calls.append(number)
-        if number == page and calls.count(page) == 1:
-            raise OperationalError("server closed the connection unexpectedly")
-        return real(sitemap, number, *args, **kwargs)
-
-    monkeypatch.setattr(sections, "write_page", flaky)
-    return calls
-
-
-@pytest.mark.parametrize("during", ["page", "scan"])
-def test_a_dropped_connection_inside_a_transaction_fails_cleanly(
-    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch, during: str
-) -> None:
-    # pytest-django wraps this test in a transaction: a reconnect would lose
-    # it, so the build must fail and publish nothing.
-    build()
-    generation = os.readlink(build_dir / "current")
-    before = published(build_dir)
-    if during == "page":
-        drop_connection_once(monkeypatch, page=2)
-    else:
-        drop_scan_connection_once(monkeypatch)
-    with pytest.raises(CommandError, match="nothing was published: OperationalError"):
-        call_command("sitemapkit_build", "--full", verbosity=0)
-    assert os.readlink(build_dir / "current") == generation
-    assert published(build_dir) == before
-    assert not [p for p in build_dir.iterdir() if p.name.startswith(".tmp")]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_dropped_connection_outside_a_transaction_is_resumed(
-    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls = drop_connection_once(monkeypatch, page=2)
-    result = build()
-    assert calls.count(2) == 2
-    assert result.published and result.urls == 38
-    names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
-    assert len(names) == 6
-
-
-def drop_server_side(alias: str = "default") -> None:
-    """Have the database server drop a connection, as an idle timeout or a failover does.
-
-    The connection is killed from a second one and stays open on our side:
-    the build finds out on its next query, as it would in production.
-    """
-    victim = connections[alias]
-    victim.ensure_connection()
-    killer = connections.create_connection(alias)
-    try:
-        with killer.cursor() as cursor:
-            if victim.vendor == "postgresql":
-                pid = victim.connection.info.backend_pid
-                cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-                gone = "SELECT count(*) FROM pg_stat_activity WHERE pid = %s"
-            else:
-                pid = victim.connection.thread_id()
-                cursor.execute(f"KILL {int(pid)}")
-                gone = "SELECT count(*) FROM information_schema.PROCESSLIST WHERE ID = %s"
-            deadline = time.monotonic() + 10
-            while True:
-                cursor.execute(gone, [pid])
-                if cursor.fetchone()[0] == 0:
-                    break
-                assert time.monotonic() < deadline, "the server did not drop the connection"
-                time.sleep(0.05)
-    finally:
-        killer.close()
-
-
-@pytest.mark.skipif(
-    connections["default"].vendor not in ("postgresql", "mysql"),
-    reason="only a database server can drop a connection",
-)
-@pytest.mark.django_db(transaction=True)
-def test_a_connection_the_server_drops_mid_build_is_resumed(
-    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    build()
-    undisturbed = published(build_dir)
-    real = sitemapkit.ModelSitemap.page_items
-    calls: list[int] = []
-
-    def dropped_before_page_2(self: Any, number: int, context: Any, span: Any = None) -> Any:
-        calls.append(number)
-        if number == 2 and calls.count(2) == 1:
-            drop_server_side()
-        return real(self, number, context, span)
-
-    monkeypatch.setattr(sitemapkit.ModelSitemap, "page_items", dropped_before_page_2)
-    result = build(full=True)
-    assert calls.count(2) == 2  # read again on a fresh connection
-    assert result.published and result.urls == 38
-    assert published(build_dir) == undisturbed
-
-
-def drop_scan_connection_once(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Make the build's first scan of the pages fail as a dropped database connection does.
-
-    The scan's statements may run on two connections (rangestats): every
-    statement goes through ``_execute``, whichever thread runs it.
-    """
-    from django.db import OperationalError
-
-    from django_sitemapkit.engine.rangestats import RangeAggregator
-
-    calls: list[str] = []
-    real = RangeAggregator._execute
-
-    def flaky(self: Any, statements: Any) -> Any:
-        calls.append("scan")
-        if len(calls) == 1:
-            raise OperationalError("terminating connection due to idle-session timeout")
-        return real(self, statements)
-
-    monkeypatch.setattr(RangeAggregator, "_execute", flaky)
-    return calls
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_connection_dropped_during_the_scan_is_resumed(
-    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls = drop_scan_connection_once(monkeypatch)
-    result = build()
-    assert len(calls) > 1
-    assert result.published and result.urls == 38
-    names = [path_of(loc) for loc, _ in parse_index(published(build_dir)["sitemap.xml"])]
-    assert len(names) == 6

@@ -23,7 +23,7 @@ import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.splicing import sitemap_can_splice
 from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.pages import KeySpan
-from django_sitemapkit.publishing.publishers import get_publisher
+from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Document, Event
 from tests.utils import parse_index, parse_urlset, path_of

@@ -1,4 +1,4 @@
-"""The fast path's URL templates give exactly what reverse() gives."""
+"""URL templates of column rows give exactly what reverse() gives."""
 
 from __future__ import annotations
 

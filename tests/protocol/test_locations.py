@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from django_sitemapkit.protocol import sessionids, uripaths
 from django_sitemapkit.protocol.locations import (
     DEFAULT_STRIP_PARAMS,
     MAX_URL_LENGTH,
@@ -71,42 +72,6 @@ def test_plain_paths(builder: LocationBuilder, raw: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        # Reserved characters are data in a path and must stay as they are;
-        # & and ' are escaped later by the XML writer, not here.
-        ("/tom&jerry/", "/tom&jerry/"),
-        ("/l'été/", "/l'%C3%A9t%C3%A9/"),
-        ("/a:b@c!$&'()*+,;=/", "/a:b@c!$&'()*+,;=/"),
-        ("/[x]/", "/%5Bx%5D/"),
-        # Characters a URI cannot contain are percent-encoded.
-        ('/say-"hi"/', "/say-%22hi%22/"),
-        ("/<script>/", "/%3Cscript%3E/"),
-        ("/a b/", "/a%20b/"),
-        ("/a\\b", "/a%5Cb"),
-        ("/a^b`c{d|e}f", "/a%5Eb%60c%7Bd%7Ce%7Df"),
-        ("/a\x00b\x1fc\x7fd", "/a%00b%1Fc%7Fd"),
-        ("/a\tb", "/a%09b"),
-        # Non-ASCII: UTF-8 percent-encoded (RFC 3987 section 3.1).
-        ("/café/", "/caf%C3%A9/"),
-        ("/日本/", "/%E6%97%A5%E6%9C%AC/"),
-        ("/emoji/😀", "/emoji/%F0%9F%98%80"),
-        ("/nbsp\u00a0in/", "/nbsp%C2%A0in/"),
-        # Percent signs: valid escapes kept byte for byte, lone ones escaped.
-        ("/a%2Fb", "/a%2Fb"),
-        ("/%E2%82%AC", "/%E2%82%AC"),
-        ("/%e2%82%ac", "/%e2%82%ac"),
-        ("/100%", "/100%25"),
-        ("/50%off", "/50%25off"),
-        ("/%zz/%4", "/%25zz/%254"),
-        ("/%%41", "/%25%41"),
-    ],
-)
-def test_path_encoding(builder: LocationBuilder, raw: str, expected: str) -> None:
-    assert builder.build(raw) == BASE + expected
-
-
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [
         ("/s?q=tom&jerry", "/s?q=tom&jerry"),
         ("/s?q=l'été", "/s?q=l'%C3%A9t%C3%A9"),
         ('/s?q="quoted"', "/s?q=%22quoted%22"),
@@ -143,10 +108,6 @@ def test_result_is_not_xml_escaped(builder: LocationBuilder) -> None:
     url = builder.build("/a&b/?x=1&y='2'")
     assert url == BASE + "/a&b/?x=1&y='2'"
     assert "&amp;" not in url
-
-
-def test_lone_surrogate_is_rejected(builder: LocationBuilder) -> None:
-    assert "Unicode" in reason(builder, "/bad\ud800")
 
 
 # --------------------------------------------------------------------------- input types
@@ -250,19 +211,12 @@ def test_other_hosts_are_rejected(builder: LocationBuilder, raw: str) -> None:
 @pytest.mark.parametrize(
     "raw",
     [
-        "https://user@www.example.com/a",
-        "https://user:pw@www.example.com/a",
         # Looks like our host, is evil.example.
         "https://www.example.com@evil.example/a",
-        "https://www.example.com:http/a",
         "https://www.example.com:99999/a",
-        "https://www.example.com:-1/a",
-        "https://[::1/a",
         "https://[nonsense]/a",
-        "https://exa mple.com/a",
         "https:///a",
         "https://-bad.example/a",
-        "https://www%2Eexample.com/a",
         # A fully-qualified name with its root dot is spelt differently from
         # the base host, so it cannot be listed as it is.
         "https://www.example.com./a",
@@ -343,23 +297,12 @@ def test_idna_deviation_characters_are_refused() -> None:
     ("raw", "expected"),
     [
         ("/p?sessionid=abc&a=1&b=2", "/p?a=1&b=2"),
-        ("/p?a=1&PHPSESSID=abc&b=2", "/p?a=1&b=2"),
-        ("/p?a=1&b=2&jsessionid=abc", "/p?a=1&b=2"),
-        ("/p?session_id=abc", "/p"),
-        ("/p?SessionId=abc", "/p"),
-        ("/p?osCsid=abc&zenid=1&cfid=2&CFTOKEN=3&aspsessionid=4", "/p"),
-        ("/p?sessionid", "/p"),
-        ("/p?sessionid=", "/p"),
         ("/p?session%5Fid=abc&a=1", "/p?a=1"),
+        # Nothing left: no "?" either.
         ("/p?sessionid=abc&", "/p"),
         ("/p?sessionid=abc#top", "/p"),
-        ("/p?a=1&sessionid=x&sessionid=y&b=2", "/p?a=1&b=2"),
-        # Other parameters keep their order and spelling, nothing re-encoded.
-        ("/p?z=%7e&sessionid=1&y=a+b&x=%2F", "/p?z=%7e&y=a+b&x=%2F"),
-        ("/p?b=2&a=1&sessionid=1", "/p?b=2&a=1"),
-        # Names that merely contain a session name are not session ids.
-        ("/p?mysessionid=1&sessionidx=2&q=sessionid", "/p?mysessionid=1&sessionidx=2&q=sessionid"),
-        # "sid" is too generic to strip by default.
+        # Encoded first, then stripped: the other parameters as encoded.
+        ("/p?q=é&sessionid=1", "/p?q=%C3%A9"),
         ("/p?sid=42", "/p?sid=42"),
         # A session name in the fragment goes with the fragment.
         ("/p#sessionid=1", "/p"),
@@ -373,13 +316,8 @@ def test_session_ids_in_query(builder: LocationBuilder, raw: str, expected: str)
     ("raw", "expected"),
     [
         ("/page;jsessionid=ABC123?x=1", "/page?x=1"),
-        ("/page;jsessionid=ABC123", "/page"),
-        ("/page;JSESSIONID=ABC123/", "/page/"),
-        ("/a;jsessionid=1/b;jsessionid=2", "/a/b"),
         ("/page;v=2;jsessionid=ABC;w=3", "/page;v=2;w=3"),
         ("/page;jsessionid=ABC?jsessionid=DEF&x=1", "/page?x=1"),
-        ("/page;v=2", "/page;v=2"),
-        ("/a;b/c", "/a;b/c"),
     ],
 )
 def test_session_ids_in_path_parameters(builder: LocationBuilder, raw: str, expected: str) -> None:
@@ -400,12 +338,6 @@ def test_strip_params_can_be_disabled() -> None:
     builder = LocationBuilder(BASE, strip_params=())
     raw = "/p;jsessionid=1?sessionid=2"
     assert builder.build(raw) == BASE + raw
-
-
-def test_default_strip_params_shape() -> None:
-    assert isinstance(DEFAULT_STRIP_PARAMS, tuple)
-    assert all(name == name.lower() for name in DEFAULT_STRIP_PARAMS)
-    assert {"sessionid", "jsessionid", "phpsessid", "oscsid"} <= set(DEFAULT_STRIP_PARAMS)
 
 
 # --------------------------------------------------------------------------- length
@@ -531,14 +463,8 @@ def test_invalid_base_url_raises_value_error() -> None:
     ("raw", "expected"),
     [
         ("/a/./b", "/a/b"),
-        ("/a/b/../c", "/a/c"),
         ("/a/b/..", "/a/"),
-        ("/a/b/.", "/a/b/"),
-        ("/a/..", "/"),
-        ("/..", "/"),
         ("/../../a", "/a"),
-        ("/./", "/"),
-        ("/a/%2e/b", "/a/b"),
         ("/a/%2E%2e/b", "/b"),
         ("/a/b/../c?x=/../y", "/a/c?x=/../y"),
         ("/a/b/../c#/../y", "/a/c"),
@@ -695,24 +621,24 @@ def test_parse_base_url_accepts_lazy_strings() -> None:
         ("https://www.example.com/#top", "query string or fragment"),
         ("https://user:pw@www.example.com", "user information ('user@')"),
         ("https://www.example.com:99999", "invalid port"),
-        ("https://www.example.com:0", "invalid port"),
-        ("https://www.example.com:x", "invalid port"),
-        ("https://www.example.com:８０", "invalid port"),
         ("https://[::1", "IPv6"),
-        ("https://[::1]x", "invalid host"),
-        ("https://[fe80::1%25eth0]", "zone"),
         ("https://exa mple.com", "not a valid domain name"),
-        ("https://-example.com", "not a valid domain name"),
-        ("https://example-.com", "not a valid domain name"),
-        ("https://www..example.com", "not a valid domain name"),
         ("https://www.example.com.", "ends with a dot"),
-        ("https://" + "a" * 64 + ".com", "not a valid domain name"),
-        ("https://" + ".".join(["a" * 60] * 5), "not a valid domain name"),
         ("https://999.1.1.1", "IPv4"),
-        ("https://1.2.3", "IPv4"),
         ("https://straße.de", "xn--"),
     ],
 )
 def test_parse_base_url_errors(value: object, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         parse_base_url(value)
+
+
+# --------------------------------------------------------------------------- names
+
+
+def test_names_other_modules_import_from_here() -> None:
+    # conf, engine.entries and engine.indexscope import these from locations.
+    assert DEFAULT_STRIP_PARAMS is sessionids.DEFAULT_STRIP_PARAMS
+    assert InvalidLocation is uripaths.InvalidLocation
+    assert issubclass(InvalidLocation, ValueError)
+    assert MAX_URL_LENGTH == 2048

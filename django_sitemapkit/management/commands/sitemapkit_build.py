@@ -7,10 +7,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.building.builder import Builder, BuildError
+from django_sitemapkit.building.builder import Builder
+from django_sitemapkit.building.result import BuildError
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
 from django_sitemapkit.protocol.writer import IndexFull
-from django_sitemapkit.publishing.publishers import BuildLocked, PublishError
+from django_sitemapkit.publishing.base import BuildLocked, PublishError
 from django_sitemapkit.sites import site
 
 

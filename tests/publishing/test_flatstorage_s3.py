@@ -1,4 +1,4 @@
-"""Publishing to S3 through django-storages, against moto's server on 127.0.0.1."""
+"""FlatPublisher on S3 through django-storages, against moto's server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from moto import server as moto_server
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.engine import sections
-from django_sitemapkit.publishing.publishers import FlatPublisher, PublishError, get_publisher
+from django_sitemapkit.engine.rendering import render_page
+from django_sitemapkit.publishing.base import BuildLocked, PublishError
+from django_sitemapkit.publishing.flatstorage import FlatPublisher
+from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article
 from tests.utils import parse_index, parse_urlset, path_of
@@ -44,8 +47,8 @@ def bucket(s3_endpoint: str, settings: Any, sitemaps: Any) -> Any:
         aws_secret_access_key="test",
         region_name="us-east-1",
     )
-    # A new bucket per test: the moto server outlives it, and a name made of
-    # the time in seconds and an object id came round again within a second.
+    # A new bucket per test, randomly named: the moto server outlives the
+    # test, and a name made of a timestamp and an object id can repeat.
     name = f"sitemaps-{uuid.uuid4().hex}"
     client.create_bucket(Bucket=name)
     settings.STORAGES = {
@@ -146,8 +149,6 @@ def test_storage_that_does_not_overwrite_is_refused(bucket: Any, settings: Any) 
 
 
 def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
-    from django_sitemapkit.publishing.publishers import BuildLocked
-
     publisher = get_publisher()
     with (
         publisher.lock(),
@@ -159,8 +160,6 @@ def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
 
 
 def test_an_edit_is_spliced_on_s3(bucket: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from django_sitemapkit.engine.rendering import render_page
-
     client, name = bucket
     section = sitemapkit.site.get("testapp-article")
     assert section is not None
@@ -184,7 +183,9 @@ def test_an_edit_is_spliced_on_s3(bucket: Any, monkeypatch: pytest.MonkeyPatch) 
     assert len(spans) == 1 and spans[0] is not None  # one segment, read from S3 and spliced
     monkeypatch.undo()
     files = objects(client, name)
-    fresh = render_page("testapp-article", 1, base_url="https://www.example.com", sitemaps=default_site)
+    fresh = render_page(
+        "testapp-article", 1, base_url="https://www.example.com", sitemaps=default_site
+    )
     assert files["sitemap-testapp-article-1.xml"] == fresh.content
     assert files["sitemap-testapp-article-1.xml.gz"] == fresh.gzipped().content
     assert b"2026-06-01T00:00:00+00:00" in fresh.content

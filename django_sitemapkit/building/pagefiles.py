@@ -1,0 +1,216 @@
+"""A build's page files: each page's record, and its plain and ``.gz`` files kept or written.
+
+A page is written only if its bytes (content hash) changed, and the index
+announces a new lastmod for every page whose bytes changed -- also when the
+change was a deletion, which no ``updated_at`` shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from django_sitemapkit.building.result import BuildResult
+from django_sitemapkit.engine.filenames import page_filename
+from django_sitemapkit.engine.sections import RenderedPage
+from django_sitemapkit.protocol.deflate import Piece, compress_pieces, gzip_member
+from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
+from django_sitemapkit.publishing.base import Reuse, Transaction
+from django_sitemapkit.publishing.manifest import FileRecord, PageLayout
+
+
+def sha256(*pieces: Piece) -> str:
+    digest = hashlib.sha256()
+    for piece in pieces:
+        digest.update(piece)
+    return digest.hexdigest()
+
+
+class BackgroundDigests:
+    """sha256 digests of page files, worked out on another core while the build goes on.
+
+    hashlib lets go of the GIL while it hashes a large buffer, so the digest
+    of one page costs no time while the next is rendered. One page at a
+    time: a build holds at most one more page's bytes than it would without.
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-sha256")
+        self._pending: tuple[FileRecord, Future[str]] | None = None
+
+    def fill_in(self, record: FileRecord, pieces: Sequence[Piece]) -> None:
+        """Set ``record.sha256`` to the digest of ``pieces``, at the latest by ``wait()``."""
+        self.wait()
+        self._pending = (record, self._pool.submit(sha256, *pieces))
+
+    def wait(self) -> None:
+        """Every record given so far has its digest."""
+        if self._pending is not None:
+            record, future = self._pending
+            self._pending = None
+            record.sha256 = future.result()
+
+    def __enter__(self) -> BackgroundDigests:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class PageFiles:
+    """The page files of the generation being built, each kept from the last one or written anew.
+
+    Every file is counted in ``result``; without a transaction (a dry run)
+    files are only counted.
+    """
+
+    def __init__(
+        self,
+        transaction: Transaction | None,
+        result: BuildResult,
+        digests: BackgroundDigests,
+        *,
+        full: bool,
+        gzip: bool,
+        old_gzip: bool,
+        started: datetime.datetime,
+    ) -> None:
+        self._transaction = transaction
+        self._result = result
+        self._digests = digests
+        self._full = full
+        self._gzip = gzip
+        # Previous gzip files can be reused only if the previous build made them.
+        self._old_gzip = old_gzip
+        self._started = started
+        # Pages whose digest comes later, to compare with their published one.
+        self._awaiting_digest: list[tuple[FileRecord, FileRecord]] = []
+
+    def keep_files(self, record: FileRecord) -> None:
+        """Keep the published files of ``record``'s page (and its ``.gz``, if this build has them)."""
+        self._keep(record.name)
+        if self._gzip and self._old_gzip:
+            self._keep(record.name + ".gz")
+
+    def keep_page(self, record: FileRecord) -> None:
+        """Keep a page of a section being built whose rows did not change: files and figures."""
+        self.keep_files(record)
+        self._result.urls += record.urls
+        self._result.skipped += record.skipped
+
+    def record(
+        self,
+        section: str,
+        number: int,
+        page: RenderedPage,
+        *,
+        before: FileRecord | None,
+        fingerprint: str | None,
+    ) -> FileRecord:
+        """The record of a rendered page, whose files are written unless ``before``'s hold its bytes."""
+        # A full build writes every page and a spliced page's bytes changed
+        # unless its digest is known: their digests are only for the
+        # manifest, and are worked out while the build goes on.
+        defer_digest = page.digest is None and (self._full or bool(page.reused))
+        digest = page.digest or ("" if defer_digest else sha256(*page.pieces))
+        same_bytes = before is not None and before.sha256 == digest
+        unchanged = same_bytes and not self._full and (self._old_gzip or not self._gzip)
+        compressed: Sequence[Piece] = []
+        if not unchanged and self._gzip:
+            compressed = page.compressed or compress_pieces(page.pieces)
+        record = FileRecord(
+            section=section,
+            number=number,
+            sha256=digest,
+            size=page.size,
+            urls=page.url_count,
+            lastmod=self._announced_lastmod(page, before, same_bytes),
+            skipped=page.skipped,
+            # A page cut short while rendering holds fewer rows than its
+            # summary counted: render it again next time.
+            fingerprint=None if page.overflowed else fingerprint,
+            layout=page_layout(page, compressed, kept=before if unchanged else None),
+        )
+        if defer_digest:
+            self._digests.fill_in(record, page.pieces)
+            if before is not None:
+                self._awaiting_digest.append((record, before))
+        if unchanged:
+            assert before is not None
+            self.keep_files(before)
+        else:
+            self._write_page(page_filename(section, number), page, compressed)
+        self._count(page)
+        return record
+
+    def settle(self) -> None:
+        """Every page recorded so far has its digest, and its old lastmod if its bytes are the old ones."""
+        self._digests.wait()
+        for record, before in self._awaiting_digest:
+            if record.sha256 == before.sha256:
+                # Rewritten byte for byte (a --full build of unchanged rows):
+                # crawlers have nothing new to fetch.
+                record.lastmod = before.lastmod
+        self._awaiting_digest.clear()
+
+    def _keep(self, name: str) -> None:
+        self._result.unchanged += 1
+        if self._transaction is not None:
+            self._transaction.keep(name)
+
+    def _write(self, name: str, data: Sequence[Piece], reused: dict[int, int]) -> None:
+        self._result.written.append(name)
+        if self._transaction is not None:
+            self._transaction.write(name, data, Reuse(name, reused) if reused else None)
+
+    def _write_page(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
+        self._write(name, page.pieces, page.reused)
+        if self._gzip:
+            # gzip_member puts the gzip header before the pieces.
+            reused_gz = {index + 1: offset for index, offset in page.reused_gz.items()}
+            self._write(name + ".gz", gzip_member(page.pieces, compressed), reused_gz)
+
+    def _count(self, page: RenderedPage) -> None:
+        self._result.urls += page.url_count
+        self._result.skipped += page.skipped
+        self._result.lastmods_dropped += page.lastmods_dropped
+        self._result.bytes += page.size
+
+    def _announced_lastmod(
+        self, page: RenderedPage, before: FileRecord | None, same_bytes: bool
+    ) -> str | None:
+        newest = page.lastmod
+        if before is None:
+            return None if newest is None else newest.isoformat()
+        if same_bytes:
+            return before.lastmod
+        previous = before.lastmod_value()
+        if newest is not None and (previous is None or newest > previous):
+            return newest.isoformat()
+        # The bytes changed but no row says so (a deletion, an unpublished
+        # row, a changed location): announce the build's own time.
+        return self._started.isoformat()
+
+
+def page_layout(
+    page: RenderedPage, compressed: Sequence[Piece], *, kept: FileRecord | None
+) -> PageLayout | None:
+    """The pieces of the page's files; ``kept``: the record whose files are kept instead."""
+    layout = PageLayout(
+        segment_entries=SEGMENT_ENTRIES,
+        # The rows just read, even for kept bytes: the same bytes may come
+        # from other rows (keys) than last time.
+        cuts=[str(key) for key in page.segment_cuts],
+        skips=list(page.segment_skips),
+        sizes=[len(piece) for piece in page.pieces],
+        gz_sizes=[len(piece) for piece in compressed],
+    )
+    if kept is None:
+        return layout
+    # A kept .gz is the old file: only the old layout knows its pieces.
+    if kept.layout is None or kept.layout.sizes != layout.sizes:
+        return None
+    return dataclasses.replace(layout, gz_sizes=kept.layout.gz_sizes)

@@ -1,0 +1,75 @@
+"""The build's reads of the database, done again on fresh connections if the database dropped ours."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+from django.db import InterfaceError, OperationalError, connections
+
+from django_sitemapkit.engine import sections
+from django_sitemapkit.engine.entries import RenderContext
+from django_sitemapkit.engine.pages import KeySpan, PageNotFound
+from django_sitemapkit.engine.sections import RenderedPage
+from django_sitemapkit.sitemaps import Sitemap
+
+T = TypeVar("T")
+
+
+def resiliently(read: Callable[[], T]) -> T:
+    """``read()``, again on fresh connections if the database dropped ours.
+
+    Long builds meet servers and proxies that close idle or long-lived
+    connections. Each page, and the scan that lists the pages, is a read of
+    its own, so it can simply be done again -- unless a transaction is open,
+    whose work a reconnect would lose: then the error propagates and the
+    build fails without publishing.
+    """
+    try:
+        return read()
+    except (OperationalError, InterfaceError):
+        if any(connection.in_atomic_block for connection in connections.all()):
+            raise
+        for connection in connections.all():
+            connection.close()
+        return read()
+
+
+def render_page_resiliently(
+    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+) -> RenderedPage:
+    """Render one page (or ``span`` of it), again on a fresh connection if the database dropped ours."""
+    return resiliently(lambda: sections.render_page(sitemap, number, context, span))
+
+
+def render_section(
+    sitemap: Sitemap,
+    context: RenderContext,
+    numbers: list[int],
+    skipped: Callable[[int], None] = lambda count: None,
+    pages_changed: Callable[[str], None] = lambda section: None,
+) -> Iterator[tuple[int, RenderedPage]]:
+    """Pages ``numbers`` of a section, then any page split off while rendering them.
+
+    A page whose every URL is skipped has no file; ``skipped`` is told how
+    many rows it held, ``pages_changed`` when a split changed the section's pages.
+    """
+    done: set[int] = set()
+    pending = numbers
+    while True:
+        overflowed = False
+        for number in pending:
+            done.add(number)
+            try:
+                page = render_page_resiliently(sitemap, number, context)
+            except PageNotFound as exc:
+                skipped(exc.skipped)
+                continue
+            overflowed = overflowed or page.overflowed
+            if page.pages_changed:
+                pages_changed(sitemap.name)
+            yield number, page
+        if not overflowed:
+            return
+        summaries = sections.page_summaries(sitemap, context)
+        pending = [s.number for s in summaries if s.number not in done]

@@ -1,0 +1,54 @@
+"""What a build reports: its figures (``BuildResult``), its failure (``BuildError``), its progress."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+class BuildError(Exception):
+    """The build failed; nothing was published."""
+
+
+@dataclass
+class BuildResult:
+    sections: int = 0
+    written: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    urls: int = 0
+    skipped: int = 0
+    # Entries of the pages rendered by this build listed without their
+    # lastmod, which could not be written.
+    lastmods_dropped: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    dry_run: bool = False
+    published: bool = False
+    cleaned: int = 0
+    # Why a build asked for some sections rebuilt every one, if it did.
+    every_section_because: str | None = None
+    # Sections built besides those asked for, because the last build published
+    # no page of theirs (registered since, or empty then), that have pages now.
+    first_published: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        verb = "would be written" if self.dry_run else "written"
+        return (
+            f"{self.sections} section{'s' if self.sections != 1 else ''}: "
+            f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
+            f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped"
+            f"{self._dropped()}), {self.bytes:,} bytes in {self.seconds:.2f} s."
+        )
+
+    def count_skipped(self, count: int) -> None:
+        self.skipped += count
+
+    def _dropped(self) -> str:
+        if not self.lastmods_dropped:
+            return ""
+        return f", {self.lastmods_dropped:,} without their unwritable lastmod"
+
+
+# Told (pages done, pages in all) as each page of a build is done.
+Progress = Callable[[int, int], None]

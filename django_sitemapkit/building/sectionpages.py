@@ -1,0 +1,213 @@
+"""Which pages of a section a build keeps, splices or renders again.
+
+A model page whose row count and newest lastmod (its fingerprint) are what
+they were is kept without rendering it; a page where only some rows were
+edited gets just their segments rendered again and spliced into its old
+bytes (splicing.py); any other page is rendered whole (pagefiles.py then
+writes it only if its bytes changed).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+
+from django_sitemapkit.building.pagefiles import PageFiles
+from django_sitemapkit.building.resilient import (
+    render_page_resiliently,
+    render_section,
+    resiliently,
+)
+from django_sitemapkit.building.result import BuildResult, Progress
+from django_sitemapkit.building.splicing import can_splice, sitemap_can_splice, splice_pages
+from django_sitemapkit.engine import rows, sections
+from django_sitemapkit.engine.entries import RenderContext
+from django_sitemapkit.engine.filenames import page_filename
+from django_sitemapkit.engine.pages import PageSummary
+from django_sitemapkit.engine.rendering import Sections
+from django_sitemapkit.engine.sections import RenderedPage
+from django_sitemapkit.protocol.w3c import to_aware
+from django_sitemapkit.publishing.base import Publisher
+from django_sitemapkit.publishing.manifest import FileRecord, Manifest
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
+
+
+class PageProgress:
+    """Pages done out of the pages to do, told to ``progress`` as each one is done."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self._progress = progress
+        self._total = total
+        self._done = 0
+
+    def advance(self) -> None:
+        self._done += 1
+        if self._progress is not None:
+            # Pages split off while rendering come on top of the total.
+            self._progress(self._done, max(self._total, self._done))
+
+
+class SectionPages:
+    """The pages of the sections a build renders, each kept, spliced or rendered again.
+
+    Made once per build, it lists the pages of every section to build
+    (``selected``, or every one when empty) from the database at once,
+    before any page is built: their number is the progress total.
+    """
+
+    def __init__(
+        self,
+        sitemaps: Sections,
+        files: PageFiles,
+        result: BuildResult,
+        *,
+        selected: set[str],
+        previous: Manifest | None,
+        publisher: Publisher,
+        context: RenderContext,
+        keep_pages: bool,
+        gzip: bool,
+        progress: Progress | None,
+    ) -> None:
+        self._sitemaps = sitemaps
+        self._files = files
+        self._result = result
+        self._previous = previous
+        self._old = {} if previous is None else {record.name: record for record in previous.pages}
+        self._publisher = publisher
+        self._context = context
+        # Whether published pages may be kept at all (the section's own say aside).
+        self._keep_pages = keep_pages
+        self._gzip = gzip
+        wanted = [sitemap for sitemap in sitemaps if not selected or sitemap.name in selected]
+        self._splice_records = {sitemap.name: self._spliceable(sitemap) for sitemap in wanted}
+        self._summaries = {
+            sitemap.name: resiliently(functools.partial(self._page_summaries, sitemap))
+            for sitemap in wanted
+        }
+        total = sum(len(pages) for pages in self._summaries.values())
+        self._progress = PageProgress(progress, total)
+
+    def wanted(self, sitemap: Sitemap) -> bool:
+        """Whether this build builds ``sitemap``'s pages (else it keeps the published ones)."""
+        return sitemap.name in self._summaries
+
+    def keep_published(self, sitemap: Sitemap) -> list[FileRecord]:
+        """The published pages of a section not built this time, their files kept as they are."""
+        records = [
+            record
+            for record in sorted(self._old.values(), key=lambda r: r.number)
+            if record.section == sitemap.name
+        ]
+        for record in records:
+            self._files.keep_files(record)
+        return records
+
+    def build(self, sitemap: Sitemap) -> list[FileRecord]:
+        """The records of the section's pages, in page order, each kept, spliced or rendered."""
+        records: list[FileRecord] = []
+        fingerprints = self._keep_unchanged(sitemap, records)
+        for number, page in self._render_pages(sitemap, list(fingerprints)):
+            record = self._files.record(
+                sitemap.name,
+                number,
+                page,
+                before=self._old.get(page_filename(sitemap.name, number)),
+                # A page split off while rendering was not scanned: without a
+                # fingerprint, the next build renders it again.
+                fingerprint=fingerprints.get(number),
+            )
+            records.append(record)
+            self._progress.advance()
+        self._files.settle()
+        return sorted(records, key=lambda r: r.number)
+
+    def _keep_unchanged(self, sitemap: Sitemap, records: list[FileRecord]) -> dict[int, str]:
+        """Keep the pages whose rows did not change, into ``records``; the others' fingerprints.
+
+        Pages whose row count and newest lastmod are what they were at the
+        last render are kept without rendering them again. The others are
+        to render: their fingerprints come back by page number.
+        """
+        to_render: dict[int, str] = {}
+        trust_fingerprints = sections.fingerprints_reliable(sitemap) and self._keep_pages
+        for summary in self._summaries[sitemap.name]:
+            fingerprint = page_fingerprint(summary, self._context)
+            before = self._old.get(page_filename(sitemap.name, summary.number))
+            if trust_fingerprints and before is not None and before.fingerprint == fingerprint:
+                records.append(before)
+                self._files.keep_page(before)
+                self._progress.advance()
+            else:
+                to_render[summary.number] = fingerprint
+        return to_render
+
+    def _render_pages(
+        self, sitemap: Sitemap, numbers: list[int]
+    ) -> Iterator[tuple[int, RenderedPage]]:
+        """Pages ``numbers``: spliced where possible, else rendered whole."""
+        to_splice = {
+            number: record
+            for number, record in self._splice_records[sitemap.name].items()
+            if number in numbers
+        }
+        spliced: set[int] = set()
+        if to_splice and self._previous is not None:
+            for number, page in self._splice(sitemap, to_splice, self._previous):
+                if page is not None:
+                    spliced.add(number)
+                    yield number, page
+        rest = [number for number in numbers if number not in spliced]
+        yield from render_section(
+            sitemap, self._context, rest, self._result.count_skipped, self._sitemaps.pages_changed
+        )
+
+    def _splice(
+        self, sitemap: Sitemap, records: dict[int, FileRecord], previous: Manifest
+    ) -> Iterator[tuple[int, RenderedPage | None]]:
+        """The pages of ``records`` rebuilt from their old files and edited segments."""
+        context = self._context
+        return splice_pages(
+            records,
+            {summary.number: summary for summary in self._summaries[sitemap.name]},
+            context,
+            read=lambda name: self._publisher.read_view(previous, name),
+            render=lambda number, span: render_page_resiliently(sitemap, number, context, span),
+            gzip=self._gzip,
+        )
+
+    def _page_summaries(self, sitemap: Sitemap) -> list[PageSummary]:
+        """The section's pages; for pages that may be spliced, with their segments' figures.
+
+        A model section is scanned on two connections at once where it can be:
+        the scan is most of an incremental build's time.
+        """
+        if not isinstance(sitemap, ModelSitemap):
+            return sections.page_summaries(sitemap, self._context)
+        cuts = {
+            number: record.layout.cuts
+            for number, record in self._splice_records[sitemap.name].items()
+            if record.layout is not None
+        }
+        return rows.keyset_pages(sitemap).summaries(cuts, parallel=True)
+
+    def _spliceable(self, sitemap: Sitemap) -> dict[int, FileRecord]:
+        """The previous records of the pages of ``sitemap`` that may be spliced, by number."""
+        if not (
+            isinstance(sitemap, ModelSitemap)
+            and sections.fingerprints_reliable(sitemap)
+            and self._keep_pages
+            and sitemap_can_splice(sitemap)
+        ):
+            return {}
+        return {
+            record.number: record
+            for record in self._old.values()
+            if record.section == sitemap.name and can_splice(record, gzip=self._gzip)
+        }
+
+
+def page_fingerprint(summary: PageSummary, context: RenderContext) -> str:
+    """The page's row count and newest lastmod, as its record keeps them."""
+    lastmod = "" if summary.lastmod is None else to_aware(summary.lastmod, context.tz).isoformat()
+    return f"{summary.count}|{lastmod}"

@@ -1,0 +1,129 @@
+"""The manifest: what a published set holds, so that the next build can be incremental.
+
+It names every page with its hash, size, lastmod and fingerprint, and how
+the page is cut into pieces (its layout) so that a build can splice it. It
+is the last file a build writes: a set without one is not published.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
+
+MANIFEST_NAME = "sitemapkit-manifest.json"
+MANIFEST_VERSION = 1
+
+
+@dataclass
+class PageLayout:
+    """How a page file is cut into pieces, so that a build can splice it.
+
+    The pieces are the file's head, its segments of ``segment_entries``
+    entries (the last one shorter), and its tail; the .gz compresses each one
+    on its own (see writer.py and deflate.py).
+    """
+
+    segment_entries: int
+    # The key (as text) of the last row of each segment but the last.
+    cuts: list[str]
+    # Rows read but skipped within each segment's key range.
+    skips: list[int]
+    # Bytes of each piece, plain and compressed ([] when no .gz was written).
+    sizes: list[int]
+    gz_sizes: list[int]
+
+
+@dataclass
+class FileRecord:
+    """One page of the published set, as the manifest remembers it."""
+
+    section: str
+    number: int
+    sha256: str
+    size: int
+    urls: int
+    # The lastmod the index announces for this page (ISO 8601, aware).
+    lastmod: str | None
+    skipped: int = 0
+    # Row count and newest row lastmod when the page was rendered: while they
+    # stay the same, an incremental build need not render the page again.
+    fingerprint: str | None = None
+    layout: PageLayout | None = None
+
+    @property
+    def name(self) -> str:
+        return page_filename(self.section, self.number)
+
+    def lastmod_value(self) -> datetime.datetime | None:
+        return None if self.lastmod is None else datetime.datetime.fromisoformat(self.lastmod)
+
+    def fingerprint_lastmod(self) -> datetime.datetime | None:
+        """The newest row lastmod the fingerprint recorded ("<count>|<ISO 8601>")."""
+        text = (self.fingerprint or "").partition("|")[2]
+        return datetime.datetime.fromisoformat(text) if text else None
+
+
+@dataclass
+class Manifest:
+    generation: str
+    built_at: str
+    base_url: str
+    gzip: bool
+    pages: list[FileRecord] = field(default_factory=list)
+    index_sha256: str = ""
+    index_lastmod: str | None = None
+    previous_generation: str | None = None
+
+    def files(self) -> list[str]:
+        """Every file of the set, the index included."""
+        names = [record.name for record in self.pages] + [INDEX_NAME]
+        if self.gzip:
+            names += [name + ".gz" for name in names]
+        return names
+
+    def record_for(self, name: str) -> FileRecord | None:
+        base = name.removesuffix(".gz")
+        for record in self.pages:
+            if record.name == base:
+                return record
+        return None
+
+    def to_json(self) -> bytes:
+        # One line per page; a layout's lists (a number per segment) stay on
+        # that line, which keeps the file small and quick to write.
+        # Field by field, not dataclasses.asdict(): that deep-copies every
+        # list of every layout only to serialise it.
+        head = json.dumps(
+            {f.name: getattr(self, f.name) for f in fields(self) if f.name != "pages"},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        lines = ",\n".join(
+            json.dumps(_record_dict(record), sort_keys=True, separators=(",", ":"))
+            for record in self.pages
+        )
+        return f'{head[:-1]},"pages":[\n{lines}\n]}}\n'.encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Manifest:
+        raw = json.loads(data)
+        if raw.pop("version", MANIFEST_VERSION) != MANIFEST_VERSION:
+            raise ValueError("unknown manifest version")
+        pages = []
+        for page in raw.pop("pages"):
+            layout = page.pop("layout", None)
+            pages.append(
+                FileRecord(**page, layout=None if layout is None else PageLayout(**layout))
+            )
+        return cls(pages=pages, **raw)
+
+
+def _record_dict(record: FileRecord) -> dict[str, Any]:
+    data = {f.name: getattr(record, f.name) for f in fields(record)}
+    if record.layout is not None:
+        data["layout"] = {f.name: getattr(record.layout, f.name) for f in fields(record.layout)}
+    return data

@@ -1,0 +1,80 @@
+"""Which publisher this process publishes to and serves from, and the views' read of it.
+
+One publisher per configured storage and process, so that its parsed
+manifest stays cached between requests.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.storage import FileSystemStorage, storages
+
+from django_sitemapkit.conf import get_settings
+from django_sitemapkit.engine.filenames import INDEX_NAME
+from django_sitemapkit.publishing.base import Publisher, PublishError
+from django_sitemapkit.publishing.flatstorage import FlatPublisher
+from django_sitemapkit.publishing.localfolder import LocalPublisher
+
+
+def build_dir() -> Path:
+    conf = get_settings()
+    if conf.BUILD_DIR:
+        return Path(conf.BUILD_DIR)
+    base_dir = getattr(settings, "BASE_DIR", None)
+    if base_dir is None:
+        raise PublishError(
+            "Set SITEMAPKIT['BUILD_DIR'] (or a STORAGE alias): settings have no BASE_DIR "
+            "to default to."
+        )
+    return Path(base_dir) / "sitemaps"
+
+
+_publishers: dict[tuple[str | None, str], Publisher] = {}
+
+
+def get_publisher() -> Publisher:
+    """The publisher for the configured storage (one per process, for its caches)."""
+    alias = get_settings().STORAGE
+    if alias is None:
+        root = build_dir()
+        key: tuple[str | None, str] = (None, str(root))
+        if key not in _publishers:
+            _publishers[key] = LocalPublisher(root)
+        return _publishers[key]
+    storage = storages[alias]
+    key = (alias, str(id(storage)))
+    if key not in _publishers:
+        if isinstance(storage, FileSystemStorage):
+            _publishers[key] = LocalPublisher(Path(storage.location))
+        else:
+            _publishers[key] = FlatPublisher(storage, alias)
+    return _publishers[key]
+
+
+def published_file(name: str) -> tuple[bytes, datetime.datetime | None] | None:
+    """The bytes of ``name`` in the published build and its lastmod, if a build is published.
+
+    Returns None when there is no build, so the caller renders instead; a
+    build that does not contain ``name`` raises FileNotFoundError.
+    """
+    try:
+        publisher = get_publisher()
+    except PublishError:
+        return None
+    manifest = publisher.manifest()
+    if manifest is None:
+        return None
+    if name.removesuffix(".gz") == INDEX_NAME:
+        stamp = manifest.index_lastmod
+    else:
+        record = manifest.record_for(name)
+        if record is None:
+            raise FileNotFoundError(name)
+        stamp = record.lastmod
+    data = publisher.read(manifest, name)
+    if data is None:
+        raise FileNotFoundError(name)
+    return data, None if stamp is None else datetime.datetime.fromisoformat(stamp)

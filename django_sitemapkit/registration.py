@@ -1,0 +1,74 @@
+"""Registering sitemap classes as sections: ``register()`` as a call and as a class decorator."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from django.db import models
+
+from django_sitemapkit.sitemaps import Sitemap
+
+SitemapClass = TypeVar("SitemapClass", bound=type[Sitemap])
+
+
+class Sections(Protocol):
+    """Where a registration puts its section: a ``SitemapSite``."""
+
+    def add(self, name: str, sitemap: Sitemap, *, replacing: str | None = None) -> None: ...
+
+
+class AlreadyRegistered(Exception):
+    """The model or section is registered already."""
+
+
+class NotRegistered(Exception):
+    """The model or section is not registered."""
+
+
+def default_section_name(model: type[models.Model]) -> str:
+    """``<app_label>-<model_name>``, lowercased, underscores turned into hyphens.
+
+    ``blog.Article`` becomes ``blog-article``; ``shop_core.ProductVariant``
+    becomes ``shop-core-productvariant``.
+    """
+    opts = model._meta
+    return f"{opts.app_label}-{opts.model_name}".lower().replace("_", "-")
+
+
+class Registration:
+    """What ``register()`` returns: a decorator that (re)places the section's class."""
+
+    def __init__(
+        self, site: Sections, model: type[models.Model] | None, section: str | None
+    ) -> None:
+        self.site = site
+        self.model = model
+        self.section = section
+        self._installed_default: str | None = None
+
+    def install(self, sitemap_class: type[Sitemap], *, is_default: bool = False) -> str:
+        model = self.model if self.model is not None else sitemap_class.model
+        name = self.section or sitemap_class.section
+        if name is None:
+            if model is None:
+                raise TypeError(
+                    f"{sitemap_class.__qualname__} has no model: register it with section=."
+                )
+            name = default_section_name(model)
+        attrs: dict[str, Any] = {"section": name}
+        if model is not None:
+            attrs["model"] = model
+        # A subclass per registration keeps class attributes of the user's
+        # class untouched, so one class can serve several sections.
+        bound_class = type(sitemap_class.__name__, (sitemap_class,), attrs)
+        bound_class.__module__ = sitemap_class.__module__
+        bound_class.__qualname__ = sitemap_class.__qualname__
+        self.site.add(name, bound_class(), replacing=self._installed_default)
+        self._installed_default = name if is_default else None
+        return name
+
+    def __call__(self, sitemap_class: SitemapClass) -> SitemapClass:
+        if not (isinstance(sitemap_class, type) and issubclass(sitemap_class, Sitemap)):
+            raise TypeError("@register() decorates a Sitemap subclass.")
+        self.install(sitemap_class)
+        return sitemap_class

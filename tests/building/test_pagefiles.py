@@ -1,0 +1,142 @@
+"""Page files: written only when their bytes changed, with the lastmod the index announces."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from django_sitemapkit.building.pagefiles import BackgroundDigests, PageFiles, page_layout, sha256
+from django_sitemapkit.building.result import BuildResult
+from django_sitemapkit.engine.sections import RenderedPage
+from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
+from django_sitemapkit.publishing.manifest import FileRecord, PageLayout
+from django_sitemapkit.sites import site as default_site
+from tests.building.builds import EDITED, T0, build, published
+from tests.testapp.models import Article
+from tests.utils import parse_index, path_of
+
+pytestmark = pytest.mark.django_db
+
+
+def test_editing_one_object_rewrites_one_page_and_the_index(site: Any, build_dir: Path) -> None:
+    build()
+    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    article = Article.objects.get(slug="a15")
+    article.updated_at = T0 + datetime.timedelta(days=100)
+    article.save()
+    result = build()
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-2.xml",
+        "sitemap-testapp-article-2.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    changed = {loc for loc in index if index[loc] != index2[loc]}
+    assert changed == {"https://www.example.com/sitemap-testapp-article-2.xml"}
+    assert (
+        index2["https://www.example.com/sitemap-testapp-article-2.xml"]
+        == "2026-04-11T00:00:00+00:00"
+    )
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
+@pytest.mark.parametrize("how", ["delete", "unpublish"])
+def test_a_deletion_changes_that_pages_lastmod(
+    site: Any, build_dir: Path, how: str, full: bool
+) -> None:
+    build()
+    index = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    article = Article.objects.get(slug="a3")
+    if how == "delete":
+        article.delete()
+    else:
+        article.published = False
+        article.save()
+    builder = default_site.builder(full=full)
+    result = builder.run()
+    pages = {path_of(loc).lstrip("/") for loc in index}
+    rewritten = pages if full else {"sitemap-testapp-article-1.xml"}
+    assert {name.removesuffix(".gz") for name in result.written} == rewritten | {"sitemap.xml"}
+    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
+    page = "https://www.example.com/sitemap-testapp-article-1.xml"
+    assert index2[page] == builder.started.isoformat()
+    assert {loc for loc in index if index[loc] != index2[loc]} == {page}
+
+
+def test_full_rewrites_everything(site: Any, build_dir: Path) -> None:
+    build()
+    before = published(build_dir)
+    result = build(full=True)
+    assert len(result.written) == 14 and result.published
+    # The same bytes again: the index announces no page as changed.
+    assert published(build_dir) == before
+
+
+def test_unchanged_files_are_hard_links(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(slug="x", updated_at=EDITED)
+    build()
+    page = build_dir / "current" / "sitemap-testapp-article-3.xml"
+    assert page.stat().st_nlink == 2
+
+
+def rendered(*pieces: bytes, lastmod: datetime.datetime | None = None) -> RenderedPage:
+    return RenderedPage(list(pieces), 1, 0, lastmod, segment_skips=[0])
+
+
+def test_background_digests_are_filled_in_by_wait() -> None:
+    records = [FileRecord("s", number, "", 0, 0, None) for number in (1, 2)]
+    with BackgroundDigests() as digests:
+        digests.fill_in(records[0], [b"<head>", b"one"])
+        digests.fill_in(records[1], [memoryview(b"two")])
+        digests.wait()
+    assert [record.sha256 for record in records] == [sha256(b"<head>one"), sha256(b"two")]
+
+
+def test_a_kept_pages_layout_has_the_old_gz_pieces() -> None:
+    page = rendered(b"<urlset>", b"<url/>", b"</urlset>")
+    old = PageLayout(SEGMENT_ENTRIES, [], [0], [8, 6, 9], [10, 3, 4])
+    layout = page_layout(page, [], kept=FileRecord("s", 1, "x", 23, 1, None, layout=old))
+    assert layout is not None
+    assert (layout.sizes, layout.gz_sizes) == ([8, 6, 9], [10, 3, 4])
+    other = dataclasses.replace(old, sizes=[8, 7, 8])
+    assert page_layout(page, [], kept=FileRecord("s", 1, "x", 23, 1, None, layout=other)) is None
+    assert page_layout(page, [b"z"], kept=None) == PageLayout(
+        SEGMENT_ENTRIES, [], [0], [8, 6, 9], [1]
+    )
+
+
+def test_a_dry_run_counts_written_and_kept_files() -> None:
+    result = BuildResult(dry_run=True)
+    started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
+    with BackgroundDigests() as digests:
+        files = PageFiles(
+            None, result, digests, full=False, gzip=True, old_gzip=True, started=started
+        )
+        page = rendered(b"<urlset>", b"<url/>", b"</urlset>", lastmod=EDITED)
+        new = files.record("s", 1, page, before=None, fingerprint="1|")
+        same = files.record(
+            "s", 2, page, before=dataclasses.replace(new, number=2), fingerprint=None
+        )
+        # Other bytes, and no row newer than before: a deletion.
+        edited = rendered(b"<urlset>", b"</urlset>")
+        deleted = files.record(
+            "s", 3, edited, before=dataclasses.replace(new, number=3), fingerprint=None
+        )
+        files.settle()
+    assert result.written == [
+        "sitemap-s-1.xml",
+        "sitemap-s-1.xml.gz",
+        "sitemap-s-3.xml",
+        "sitemap-s-3.xml.gz",
+    ]
+    assert result.unchanged == 2
+    assert (result.urls, result.bytes) == (3, 23 + 23 + 17)
+    assert new.lastmod == same.lastmod == EDITED.isoformat()
+    assert deleted.lastmod == started.isoformat()
+    assert new.sha256 == same.sha256 == sha256(b"<urlset><url/></urlset>")

@@ -1,0 +1,36 @@
+"""What a build reports: its one-line summary."""
+
+from __future__ import annotations
+
+from django_sitemapkit.building.result import BuildResult
+
+
+def test_summary_counts_files_urls_and_bytes() -> None:
+    result = BuildResult(
+        sections=2,
+        written=["sitemap-a-1.xml", "sitemap.xml"],
+        unchanged=3,
+        removed=["sitemap-b-1.xml"],
+        urls=1234,
+        skipped=5,
+        bytes=67890,
+        seconds=1.234,
+    )
+    assert result.summary() == (
+        "2 sections: 2 files written, 3 unchanged, 1 removed; "
+        "1,234 URLs (5 skipped), 67,890 bytes in 1.23 s."
+    )
+
+
+def test_summary_of_a_dry_run_with_unwritable_lastmods() -> None:
+    result = BuildResult(sections=1, written=["sitemap.xml"], dry_run=True, lastmods_dropped=1200)
+    assert result.summary() == (
+        "1 section: 1 files would be written, 0 unchanged, 0 removed; "
+        "0 URLs (0 skipped, 1,200 without their unwritable lastmod), 0 bytes in 0.00 s."
+    )
+
+
+def test_skipped_rows_add_up() -> None:
+    result = BuildResult(skipped=2)
+    result.count_skipped(3)
+    assert result.skipped == 5

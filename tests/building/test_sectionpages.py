@@ -1,0 +1,65 @@
+"""Which pages a build keeps without rendering them, and which it renders again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from django_sitemapkit.engine import sections
+from tests.building.builds import EDITED, build, published
+from tests.testapp.models import Article
+
+pytestmark = pytest.mark.django_db
+
+
+def test_unchanged_pages_are_not_rendered_again(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    rendered: list[tuple[str, int]] = []
+    real = sections.render_page
+
+    def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+        rendered.append((sitemap.name, number))
+        return real(sitemap, number, context, span)
+
+    monkeypatch.setattr(sections, "render_page", spy)
+    article = Article.objects.get(slug="a25")
+    article.updated_at = EDITED
+    article.save()
+    result = build()
+    # Only the edited page of the model section; the static pages are a list
+    # and always rendered (cheaply).
+    assert sorted(rendered) == [("pages", 1), ("testapp-article", 3)]
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-3.xml",
+        "sitemap-testapp-article-3.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
+
+
+def test_rerender_catches_changes_no_lastmod_shows(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a0").update(slug="renamed-quietly")
+    assert build().written == []
+    result = build(rerender=True)
+    assert sorted(result.written)[:2] == [
+        "sitemap-testapp-article-1.xml",
+        "sitemap-testapp-article-1.xml.gz",
+    ]
+    assert b"/articles/renamed-quietly/" in published(build_dir)["sitemap-testapp-article-1.xml"]
+
+
+def test_progress_counts_every_page_kept_or_rendered(site: Any, build_dir: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    build(progress=lambda done, total: calls.append((done, total)))
+    # Four pages of articles, one of tags, one of static pages.
+    assert calls == [(done, 6) for done in range(1, 7)]
+    Article.objects.filter(slug="a25").update(updated_at=EDITED)
+    calls.clear()
+    result = build(progress=lambda done, total: calls.append((done, total)))
+    assert len(result.written) == 4
+    assert calls == [(done, 6) for done in range(1, 7)]

@@ -1,0 +1,69 @@
+"""The package's house rules, checked on its source: small modules, short functions,
+imports at the top (the import layers themselves are `lint-imports`' contracts in
+pyproject.toml, run by CI)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "django_sitemapkit"
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 60
+# An import inside a function is allowed only with a comment on its line
+# saying why, starting with this.
+INNER_IMPORT_REASON = "# inner import:"
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [
+        node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+
+def test_the_package_has_modules() -> None:
+    assert len(MODULES) > 20
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_is_small(path: Path) -> None:
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{path.name} has {lines} lines"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_functions_are_short(path: Path) -> None:
+    tree = ast.parse(path.read_text())
+    long = {
+        f"{node.name} (line {node.lineno}): {node.end_lineno - node.lineno + 1} lines"
+        for node in functions(tree)
+        if node.end_lineno is not None and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    }
+    assert not long, long
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_are_at_the_top(path: Path) -> None:
+    source = path.read_text()
+    lines = source.splitlines()
+    inner = [
+        f"line {node.lineno}: {lines[node.lineno - 1].strip()}"
+        for function in functions(ast.parse(source))
+        for node in ast.walk(function)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and INNER_IMPORT_REASON not in lines[node.lineno - 1]
+    ]
+    assert not inner, inner
+
+
+def test_the_rules_see_a_long_function_and_an_inner_import(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    tree = ast.parse(f"def f():\n    import os\n{body}\n")
+    [function] = functions(tree)
+    assert function.end_lineno is not None
+    assert function.end_lineno - function.lineno + 1 > MAX_FUNCTION_LINES
+    assert any(isinstance(node, ast.Import) for node in ast.walk(function))

@@ -1,0 +1,82 @@
+"""register() as a call and as a class decorator, on a site."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.registration import AlreadyRegistered, NotRegistered, default_section_name
+from tests.testapp.models import Article, Author, Tag
+
+
+def test_register_model_creates_a_model_sitemap(sitemaps: Any) -> None:
+    sitemapkit.register(Tag)
+    assert sitemaps.is_registered(Tag)
+    assert sitemaps.is_registered("testapp-tag")
+    sitemap = sitemaps["testapp-tag"]
+    assert isinstance(sitemap, sitemapkit.ModelSitemap)
+    assert sitemap.model is Tag
+
+
+def test_decorator_returns_the_class_and_replaces_the_default(sitemaps: Any) -> None:
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        changefreq = "weekly"
+
+    assert ArticleSitemap.__name__ == "ArticleSitemap"
+    assert sitemaps.sections() == ["testapp-article"]
+    sitemap = sitemaps["testapp-article"]
+    assert isinstance(sitemap, ArticleSitemap)
+    assert sitemap.model is Article
+    # the user's class is not modified: registration binds a subclass
+    assert ArticleSitemap.model is None
+
+
+def test_decorator_with_section_name(sitemaps: Any) -> None:
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home"]
+
+    assert sitemaps.sections() == ["pages"]
+    assert isinstance(sitemaps["pages"], PageSitemap)
+
+
+def test_register_twice_raises(sitemaps: Any) -> None:
+    sitemapkit.register(Tag)
+    with pytest.raises(AlreadyRegistered):
+        sitemapkit.register(Tag)
+
+
+def test_unregister(sitemaps: Any) -> None:
+    sitemapkit.register(Tag)
+    sitemaps.unregister(Tag)
+    assert not sitemaps.is_registered(Tag)
+    with pytest.raises(NotRegistered):
+        sitemaps.unregister(Tag)
+    sitemapkit.register(Author, section="people")
+    sitemaps.unregister("people")
+    assert len(sitemaps) == 0
+
+
+def test_duplicate_section_names_are_recorded_not_raised(sitemaps: Any) -> None:
+    sitemapkit.register(Tag, section="things")
+    sitemapkit.register(Author, section="things")
+    assert sitemaps.sections() == ["things"]
+    assert sitemaps["things"].model is Tag
+    assert sitemaps.duplicate_sections == [("things", "ModelSitemap")]
+
+
+def test_register_needs_something(sitemaps: Any) -> None:
+    with pytest.raises(TypeError):
+        sitemapkit.register()
+
+
+def test_decorator_rejects_non_sitemaps(sitemaps: Any) -> None:
+    with pytest.raises(TypeError):
+        sitemapkit.register(section="x")(object)  # type: ignore[type-var]
+
+
+def test_default_section_name_rule() -> None:
+    assert default_section_name(Article) == "testapp-article"
