@@ -11,7 +11,7 @@ from django_sitemapkit.sitemaps import Sitemap
 SitemapClass = TypeVar("SitemapClass", bound=type[Sitemap])
 
 
-class Sections(Protocol):
+class SectionTarget(Protocol):
     """Where a registration puts its section: a ``SitemapSite``."""
 
     def add(self, name: str, sitemap: Sitemap, *, replacing: str | None = None) -> None: ...
@@ -39,7 +39,7 @@ class Registration:
     """What ``register()`` returns: a decorator that (re)places the section's class."""
 
     def __init__(
-        self, site: Sections, model: type[models.Model] | None, section: str | None
+        self, site: SectionTarget, model: type[models.Model] | None, section: str | None
     ) -> None:
         self.site = site
         self.model = model

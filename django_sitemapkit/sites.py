@@ -8,7 +8,7 @@ sites, each with its own name (its URL namespace) and sections.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.apps import AppConfig, apps
@@ -247,11 +247,7 @@ def on_model_change(sender: type[models.Model], using: str = "default", **kwargs
     """
     names = [name for site in all_sites() for name in sections_of(sender, site)]
     if names:
-        transaction.on_commit(_invalidator(names), using=using)
-
-
-def _invalidator(names: Iterable[str]) -> Callable[[], None]:
-    return lambda: invalidate_sections(names)
+        transaction.on_commit(lambda: invalidate_sections(names), using=using)
 
 
 #: The default site: what ``register()``, ``sitemapkit_build`` and ``django_sitemapkit.urls`` use.
