@@ -26,6 +26,7 @@ from django_sitemapkit.sites import (
     build,
     invalidate,
     register,
+    register_sitemaps,
     site,
 )
 
@@ -52,6 +53,7 @@ __all__ = [
     "build",
     "invalidate",
     "register",
+    "register_sitemaps",
     "robots_txt",
     "site",
 ]

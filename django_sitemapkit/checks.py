@@ -6,9 +6,12 @@ section, E008 bad section name, E009 lastmod_field names no date field,
 W001 model without a lastmod field, E010 SITEMAPKIT is not a dict, E011 index
 links .gz files that builds do not write, E012 unknown STORAGE alias, E013
 unknown CACHE_ALIAS, E014 a section lists URLs outside the index's directory,
-E015 a section name registered in two sites.
+E015 a section name registered in two sites, E016 i18n languages outside
+settings.LANGUAGES, E017 a protocol other than the sitemap's scheme, E018
+url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
+not a QuerySet.
 
-Each section's own checks (E004-E006, E008, E009, W001) are its
+Each section's own checks (E004-E006, E008, E009, E016-E019, W001) are its
 ``Sitemap.check()`` (sitemapchecks.py); each site's (E007) ``SitemapSite.check()``.
 
 E014 reads no database: a section whose URLs only rows can tell is checked

@@ -1,4 +1,8 @@
-"""Registering sitemap classes as sections: ``register()`` as a call and as a class decorator."""
+"""Registering sitemap classes as sections: ``register()`` as a call and as a class decorator.
+
+Besides sitemapkit's classes, ``django.contrib.sitemaps`` classes and
+instances (``GenericSitemap``) register as they are (compat.py).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,15 @@ from typing import Any, Protocol, TypeVar
 
 from django.db import models
 
-from django_sitemapkit.sitemaps import Sitemap
+from django_sitemapkit.compat import is_contrib_sitemap, section_class
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
-SitemapClass = TypeVar("SitemapClass", bound=type[Sitemap])
+SitemapClass = TypeVar("SitemapClass")
+
+REGISTERABLE = (
+    "a django_sitemapkit Sitemap subclass (Sitemap, ModelSitemap, StaticViewSitemap) or "
+    "a django.contrib.sitemaps Sitemap subclass or instance (GenericSitemap(...) included)"
+)
 
 
 class SectionTarget(Protocol):
@@ -48,6 +58,9 @@ class Registration:
 
     def install(self, sitemap_class: type[Sitemap], *, is_default: bool = False) -> str:
         model = self.model if self.model is not None else sitemap_class.model
+        if model is None and issubclass(sitemap_class, ModelSitemap):
+            # A contrib-style items() names the model: its QuerySet's.
+            model = sitemap_class().get_queryset().model
         name = self.section or sitemap_class.section
         if name is None:
             if model is None:
@@ -68,7 +81,15 @@ class Registration:
         return name
 
     def __call__(self, sitemap_class: SitemapClass) -> SitemapClass:
-        if not (isinstance(sitemap_class, type) and issubclass(sitemap_class, Sitemap)):
-            raise TypeError("@register() decorates a Sitemap subclass.")
-        self.install(sitemap_class)
+        if is_contrib_sitemap(sitemap_class):
+            if self.section is None:
+                raise TypeError(
+                    f"{sitemap_class!r} is a django.contrib.sitemaps sitemap: register it "
+                    "with section='name' (the key of contrib's sitemaps dict)."
+                )
+            self.install(section_class(sitemap_class))  # type: ignore[arg-type]
+        elif isinstance(sitemap_class, type) and issubclass(sitemap_class, Sitemap):
+            self.install(sitemap_class)
+        else:
+            raise TypeError(f"register() takes {REGISTERABLE}; got {sitemap_class!r}.")
         return sitemap_class

@@ -11,6 +11,8 @@ from typing import Any
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import FieldDoesNotExist
 
+from django_sitemapkit.conf import get_settings
+from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.writer import CHANGEFREQS, MAX_ENTRIES_PER_FILE, valid_priority
 
 # Section names appear in file names and URLs (``sitemap-<section>-<page>.xml``),
@@ -33,6 +35,46 @@ class SitemapChecks:
             *self._check_priority(sitemap, label),
             *self._check_changefreq(sitemap, label),
             *self._check_limit(sitemap, label),
+            *self._check_languages(sitemap, label),
+            *self._check_protocol(sitemap, label),
+        ]
+
+    def _check_languages(self, sitemap: Any, label: str) -> list[CheckMessage]:
+        if not sitemap.i18n:
+            return []
+        unknown = [code for code in sitemap.get_languages() if code not in site_languages()]
+        if not unknown:
+            return []
+        return [
+            Error(
+                f"{label}: languages {', '.join(map(repr, unknown))} are not in "
+                "settings.LANGUAGES: their URLs would not resolve.",
+                hint="List only codes of settings.LANGUAGES in languages.",
+                id="sitemapkit.E016",
+            )
+        ]
+
+    def _check_protocol(self, sitemap: Any, label: str) -> list[CheckMessage]:
+        protocol = sitemap.protocol
+        if protocol is None:
+            return []
+        if protocol not in ("http", "https"):
+            problem = f"protocol {protocol!r} is neither 'http' nor 'https'"
+        else:
+            conf = get_settings()
+            scheme = str(conf.BASE_URL or "").partition("://")[0].lower()
+            if conf.USE_REQUEST_HOST or not scheme or scheme == protocol:
+                return []
+            problem = (
+                f"protocol {protocol!r} differs from BASE_URL's {scheme!r}: a sitemap lists "
+                "URLs of its own scheme only"
+            )
+        return [
+            Error(
+                f"{label}: {problem}.",
+                hint="Remove protocol, or make BASE_URL use that scheme.",
+                id="sitemapkit.E017",
+            )
         ]
 
     def _check_name(self, sitemap: Any, label: str) -> list[CheckMessage]:
@@ -85,14 +127,54 @@ class SitemapChecks:
         ]
 
 
+def _defined_by_project(cls: type, name: str) -> bool:
+    """Whether a class of the project's, not sitemapkit's own, defines ``name``."""
+    return any(name in vars(base) for base in cls.__mro__ if base.__module__ != _OWN_CLASSES_MODULE)
+
+
+_OWN_CLASSES_MODULE = "django_sitemapkit.sitemaps"
+
+
 class ModelSitemapChecks(SitemapChecks):
     """A model section's checks: the above, and the field its lastmod is read from."""
 
     def check(self, sitemap: Any) -> list[CheckMessage]:
         messages = super().check(sitemap)
+        label = describe(sitemap)
+        messages.extend(self._check_column_rows(sitemap, label))
+        messages.extend(self._check_items(sitemap, label))
         if sitemap.model is not None:
-            messages.extend(self._check_lastmod_field(sitemap, describe(sitemap)))
+            messages.extend(self._check_lastmod_field(sitemap, label))
         return messages
+
+    def _check_column_rows(self, sitemap: Any, label: str) -> list[CheckMessage]:
+        if sitemap.url_name is None:
+            return []
+        methods = [
+            f"{name}()"
+            for name in ("location", "lastmod")
+            if callable(getattr(sitemap, name)) and _defined_by_project(type(sitemap), name)
+        ]
+        if not methods:
+            return []
+        return [
+            Error(
+                f"{label}: url_name reads columns, not instances, so {' and '.join(methods)} "
+                "would never be called.",
+                hint="Remove url_name to list instances through those methods, or read the "
+                "values from columns (url_kwargs, lastmod_field) and remove the methods.",
+                id="sitemapkit.E018",
+            )
+        ]
+
+    def _check_items(self, sitemap: Any, label: str) -> list[CheckMessage]:
+        try:
+            sitemap.get_queryset()
+        except TypeError as exc:
+            return [Error(f"{label}: {exc}", id="sitemapkit.E019")]
+        except Exception:  # a database not ready yet: rendering will say
+            pass
+        return []
 
     def _check_lastmod_field(self, sitemap: Any, label: str) -> list[CheckMessage]:
         field_name = sitemap.lastmod_field
@@ -106,6 +188,9 @@ class ModelSitemapChecks(SitemapChecks):
             exists = True
         except FieldDoesNotExist:
             exists = False
+        if sitemap.defines_lastmod() and not explicit:
+            # Entries take lastmod(); only the live index lacks per-file dates.
+            return []
         if explicit or exists:
             return [
                 Error(

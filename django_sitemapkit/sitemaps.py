@@ -1,8 +1,10 @@
 """The sitemap classes: what a project subclasses and registers.
 
-The API is ``django.contrib.sitemaps``': ``items()`` and ``location()``, and
+The API is ``django.contrib.sitemaps``': ``items()`` and ``location()``;
 ``lastmod``, ``changefreq`` and ``priority`` as attributes or as methods
-taking the item. Everything here is a hook; the engine that pages, renders
+taking the item; ``limit``, ``protocol``, ``i18n``, ``languages``,
+``alternates``, ``x_default`` and ``get_languages_for_item()``, with
+contrib's meaning. Everything here is a hook; the engine that pages, renders
 and publishes sections lives in ``django_sitemapkit.engine``.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from django.core.checks import CheckMessage
 from django.core.exceptions import FieldDoesNotExist
@@ -21,6 +23,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 
+from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.w3c import Lastmod
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
 from django_sitemapkit.sitemapchecks import ModelSitemapChecks, SitemapChecks
@@ -45,9 +48,41 @@ class Sitemap:
     lastmod: Lastmod | Callable[[Any], Lastmod | None] | None = None
     #: Extension namespaces declared on ``<urlset>`` (prefix -> URI), for ``extra_xml()``.
     namespaces: ClassVar[Mapping[str, str]] = {}
+    #: The scheme of the section's URLs, ``"http"`` or ``"https"``; None: the site's.
+    protocol: str | None = None
+    #: List each item once per language, reversed in that language.
+    i18n: bool = False
+    #: The languages of an ``i18n`` section; None: every code of ``settings.LANGUAGES``.
+    languages: Sequence[str] | None = None
+    #: Give each ``i18n`` entry ``<xhtml:link rel="alternate" hreflang=...>`` to its languages.
+    alternates: bool = False
+    #: Add the ``x-default`` alternate: ``LANGUAGE_CODE``'s URL without its language prefix.
+    x_default: bool = False
 
-    def items(self) -> Sequence[Any]:
+    def items(self) -> Sequence[Any] | QuerySet[Any]:
         return []
+
+    def get_languages(self) -> list[str]:
+        """The section's languages: ``languages``, or those of ``settings.LANGUAGES``."""
+        return list(self.languages) if self.languages is not None else site_languages()
+
+    # django.contrib.sitemaps' name for it, which its users' overrides call.
+    _languages = get_languages
+
+    def get_languages_for_item(self, item: Any) -> Sequence[str]:
+        """The languages ``item`` is listed in (``i18n`` sections): all the section's by default."""
+        return self.get_languages()
+
+    def get_model(self) -> type[models.Model] | None:
+        """The model whose saves change this section: ``model``, else that of ``items()``'s QuerySet."""
+        if self.model is not None:
+            return self.model
+        learned = self.__dict__
+        if "_items_model" not in learned:
+            items = self.items()
+            learned["_items_model"] = items.model if isinstance(items, QuerySet) else None
+        model: type[models.Model] | None = learned["_items_model"]
+        return model
 
     def location(self, item: Any) -> str:
         return str(item.get_absolute_url())
@@ -88,9 +123,26 @@ class ModelSitemap(Sitemap):
     changefreq_field: str | None = None
     priority_field: str | None = None
 
+    def items(self) -> QuerySet[Any]:
+        return self.get_queryset()
+
     def get_queryset(self) -> QuerySet[Any]:
+        """The rows listed: those of ``items()`` where a subclass defines it, else every row."""
+        if type(self).items is not ModelSitemap.items:
+            # A contrib-style items() says which rows to list (no drafts, say).
+            queryset = self.items()
+            if not isinstance(queryset, QuerySet):
+                raise TypeError(
+                    f"{type(self).__qualname__}.items() returned {type(queryset).__name__}: "
+                    "a ModelSitemap's items() must return a QuerySet (subclass Sitemap for lists)."
+                )
+            return queryset
         assert self.model is not None, f"{type(self).__qualname__} has no model"
         return self.model._default_manager.all()
+
+    def defines_lastmod(self) -> bool:
+        """Whether the class gives lastmod itself (a ``lastmod()`` or a value) over ``lastmod_field``."""
+        return type(self).lastmod is not None
 
     def get_lastmod_field(self) -> models.Field[Any, Any] | None:
         """The model field lastmod is read from, or None when there is none."""
@@ -113,29 +165,43 @@ class StaticViewSitemap(Sitemap):
 
     url_names: Sequence[str | tuple[Any, ...]] = ()
 
-    def items(self) -> Sequence[tuple[str, tuple[Any, ...], dict[str, Any]]]:
-        return [_normalise_url_name(entry) for entry in self.url_names]
+    def items(self) -> Sequence[Any]:
+        return [UrlName.of(entry) for entry in self.url_names]
 
     def location(self, item: Any) -> str:
-        name, args, kwargs = item
-        return reverse(name, args=args, kwargs=kwargs)
+        """Reverse ``item``: a ``UrlName``, or a URL name as contrib's examples list them."""
+        if isinstance(item, UrlName):
+            return reverse(item.name, args=item.args, kwargs=item.kwargs)
+        return reverse(item)
 
     def lastmod(self, item: Any) -> datetime.datetime | None:
-        return template_mtime(self.location(item))
+        # Only for the pages of url_names: items() of a project's own (a
+        # contrib class rebased here) keep contrib's meaning, no lastmod.
+        if isinstance(item, UrlName):
+            return template_mtime(self.location(item))
+        return None
 
 
-def _normalise_url_name(entry: Any) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
-    if isinstance(entry, str):
-        return entry, (), {}
-    name, *rest = entry
+class UrlName(NamedTuple):
+    """One entry of ``StaticViewSitemap.url_names``: a URL name and its arguments."""
+
+    name: str
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = {}
-    for part in rest:
-        if isinstance(part, Mapping):
-            kwargs = dict(part)
-        else:
-            args = tuple(part)
-    return name, args, kwargs
+
+    @classmethod
+    def of(cls, entry: Any) -> UrlName:
+        if isinstance(entry, str):
+            return cls(entry)
+        name, *rest = entry
+        args: tuple[Any, ...] = ()
+        kwargs: dict[str, Any] = {}
+        for part in rest:
+            if isinstance(part, Mapping):
+                kwargs = dict(part)
+            else:
+                args = tuple(part)
+        return cls(name, args, kwargs)
 
 
 def template_mtime(path: str) -> datetime.datetime | None:

@@ -8,13 +8,13 @@ sites, each with its own name (its URL namespace) and sections.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error
 from django.db import models, transaction
-from django.urls import URLPattern, re_path
+from django.urls import URLPattern
 from django.utils.module_loading import autodiscover_modules
 
 from django_sitemapkit.building.builder import Builder
@@ -26,13 +26,10 @@ from django_sitemapkit.registration import (
     NotRegistered,
     Registration,
 )
-from django_sitemapkit.serving import views
+from django_sitemapkit.serving import routes
 from django_sitemapkit.serving.cache import invalidate_sections
 from django_sitemapkit.serving.invalidation import sections_of, target_sections
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
-
-# Page numbers are canonical (no 0, no leading zeros), so one file has one URL.
-_PAGE = r"sitemap-(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)-(?P<page>[1-9][0-9]{0,8})"
 
 # Every site made, for what concerns them all: model signals and system checks.
 _sites: weakref.WeakSet[SitemapSite] = weakref.WeakSet()
@@ -59,7 +56,7 @@ class SitemapSite:
     def register(
         self,
         model: type[models.Model] | None = None,
-        sitemap_class: type[Sitemap] | None = None,
+        sitemap_class: Any = None,
         *,
         section: str | None = None,
     ) -> Registration:
@@ -80,6 +77,16 @@ class SitemapSite:
         elif model is not None:
             registration.install(ModelSitemap, is_default=True)
         return registration
+
+    def register_sitemaps(self, sitemaps: Mapping[str, Any]) -> None:
+        """Register the ``sitemaps`` dict of ``django.contrib.sitemaps.views``: a section per key.
+
+        The values are what contrib takes -- its ``Sitemap`` subclasses and
+        instances, ``GenericSitemap(info_dict, ...)`` included -- or
+        sitemapkit's own classes.
+        """
+        for name, sitemap in sitemaps.items():
+            self.register(sitemap_class=sitemap, section=name)
 
     def unregister(self, model_or_section: type[models.Model] | str) -> None:
         name = self._find(model_or_section)
@@ -121,15 +128,7 @@ class SitemapSite:
 
     def get_urls(self) -> list[URLPattern]:
         """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml`` and their ``.gz``."""
-        kwargs: dict[str, Any] = {"sitemaps": self}
-        return [
-            re_path(r"^sitemap\.xml$", views.index, kwargs, name="index"),
-            re_path(r"^sitemap\.xml\.gz$", views.index, {**kwargs, "gz": True}, name="index-gz"),
-            re_path(rf"^{_PAGE}\.xml$", views.section, kwargs, name="section"),
-            re_path(
-                rf"^{_PAGE}\.xml\.gz$", views.section, {**kwargs, "gz": True}, name="section-gz"
-            ),
-        ]
+        return routes.patterns(self)
 
     @property
     def urls(self) -> tuple[list[URLPattern], str, str]:
@@ -256,12 +255,17 @@ site = SitemapSite()
 
 def register(
     model: type[models.Model] | None = None,
-    sitemap_class: type[Sitemap] | None = None,
+    sitemap_class: Any = None,
     *,
     section: str | None = None,
 ) -> Registration:
     """Register on the default site; see :meth:`SitemapSite.register`."""
     return site.register(model, sitemap_class, section=section)
+
+
+def register_sitemaps(sitemaps: Mapping[str, Any]) -> None:
+    """Register contrib's ``sitemaps`` dict on the default site; see :meth:`SitemapSite.register_sitemaps`."""
+    site.register_sitemaps(sitemaps)
 
 
 def invalidate(*targets: type[models.Model] | str) -> None:

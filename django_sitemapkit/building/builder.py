@@ -30,6 +30,7 @@ from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
 from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import IndexEntry, Sections, make_context, write_index
+from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.publishing.base import Publisher, Transaction
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher
@@ -82,7 +83,7 @@ class Builder:
                 f"{', '.join(self.sitemaps.sections()) or 'none'}."
             )
         start = time.perf_counter()
-        with self.publisher.lock(wait=wait):
+        with self.publisher.lock(wait=wait), rendering_language():
             result = BuildResult(dry_run=self.dry_run)
             if not self.dry_run:
                 result.cleaned = self.publisher.cleanup()

@@ -47,10 +47,13 @@ ReadFile = Callable[[str], Piece | None]
 
 
 def sitemap_can_splice(sitemap: ModelSitemap) -> bool:
-    """Splicing needs a datetime lastmod (a date cannot tell edits of one day apart)
-    and keys that Python orders as the database does (integers)."""
-    return isinstance(sitemap.get_lastmod_field(), models.DateTimeField) and (
-        keys_sort_alike(sitemap)
+    """Splicing needs a datetime lastmod (a date cannot tell edits of one day apart),
+    keys that Python orders as the database does (integers), and one entry per
+    row (an ``i18n`` row has one per language)."""
+    return (
+        isinstance(sitemap.get_lastmod_field(), models.DateTimeField)
+        and keys_sort_alike(sitemap)
+        and not sitemap.i18n
     )
 
 

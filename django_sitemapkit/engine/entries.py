@@ -50,6 +50,9 @@ class ItemAccess:
     # The URL template of column rows, built once per file and shared with the
     # fused row loop.
     url_template: UrlTemplate | None = None
+    # The location of an item in a language, for i18n sections whose
+    # locations do not come from calling location() under that language.
+    localized: Callable[[str], Callable[[Any], Any]] | None = None
 
 
 class EntryFactory:
@@ -93,6 +96,11 @@ class EntryFactory:
         )
         self.extra_xml = sitemap.extra_xml
         self.has_extra_xml = type(sitemap).extra_xml is not Sitemap.extra_xml
+        # Whether details() differ per item; when not, they are formatted once.
+        self.details_vary = (
+            callable(access.changefreq) or callable(access.priority) or self.has_extra_xml
+        )
+        self.constant_details = self.changefreq_xml + self.priority_xml
         self.skipped = 0
         # Entries listed without the lastmod they had, because it could not be
         # written (see lastmod_xml()).
@@ -118,21 +126,32 @@ class EntryFactory:
 
     def __call__(self, item: Any) -> str | None:
         """The ``<url>`` element of ``item``, or None when it is skipped."""
+        # locate()'s body, inline: this runs once per row of the general path.
         try:
             loc = self.build_location(self.location(item))
         except InvalidLocation as exc:
-            self._skip(item, str(exc))
+            self.skip(item, str(exc))
             return None
         except Exception as exc:  # a user's location() may raise anything
-            self._skip(item, f"location() raised {type(exc).__name__}: {exc}")
+            self.skip(item, f"location() raised {type(exc).__name__}: {exc}")
             return None
         self.last_loc = loc
         lastmod_xml = self.lastmod_xml(item)
         try:
             return self._element(item, loc, lastmod_xml)
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
-            self._skip(item, f"{type(exc).__name__}: {exc}")
+            self.skip(item, f"{type(exc).__name__}: {exc}")
             return None
+
+    def locate(self, item: Any, location: Callable[[Any], Any]) -> str | None:
+        """The ``<loc>`` of ``item`` from ``location``; None (skipped, logged) when it has none."""
+        try:
+            return self.build_location(location(item))
+        except InvalidLocation as exc:
+            self.skip(item, str(exc))
+        except Exception as exc:  # a user's location() may raise anything
+            self.skip(item, f"location() raised {type(exc).__name__}: {exc}")
+        return None
 
     def lastmod_xml(self, item: Any) -> str:
         """The ``<lastmod>`` of ``item``; empty (logged and counted) when it cannot be written.
@@ -161,47 +180,55 @@ class EntryFactory:
         return f"<lastmod>{text}</lastmod>"
 
     def _element(self, item: Any, loc: str, lastmod_xml: str) -> str:
-        changefreq_xml = self.changefreq_xml
-        if callable(self.changefreq_attr):
-            changefreq = self.changefreq_attr(item)
-            if changefreq is None:
-                changefreq_xml = ""
-            elif changefreq in CHANGEFREQS:
-                changefreq_xml = f"<changefreq>{changefreq}</changefreq>"
-            else:
-                changefreq_xml = ""
-                logger.warning(
-                    "Sitemap section %r: ignored changefreq %r of %s (not one of %s).",
-                    self.sitemap.section,
-                    changefreq,
-                    self.access.describe(item),
-                    ", ".join(sorted(CHANGEFREQS)),
-                )
-        priority_xml = self.priority_xml
-        if callable(self.priority_attr):
-            priority = self.priority_attr(item)
-            if priority is None:
-                priority_xml = ""
-            elif valid_priority(priority):
-                priority_xml = f"<priority>{format_priority(float(priority))}</priority>"
-            else:
-                priority_xml = ""
-                logger.warning(
-                    "Sitemap section %r: ignored priority %r of %s (must be 0.0 to 1.0).",
-                    self.sitemap.section,
-                    priority,
-                    self.access.describe(item),
-                )
-        extra = "".join(self.extra_xml(item)) if self.has_extra_xml else ""
+        details = self.details(item) if self.details_vary else self.constant_details
         if needs_escape(loc):
             loc = escape(loc)
-        return f"<url><loc>{loc}</loc>{lastmod_xml}{changefreq_xml}{priority_xml}{extra}</url>\n"
+        return f"<url><loc>{loc}</loc>{lastmod_xml}{details}</url>\n"
+
+    def details(self, item: Any, links: str = "") -> str:
+        """What follows ``<lastmod>`` in ``item``'s entry: changefreq, priority, ``links``, extensions."""
+        changefreq_xml = self.changefreq_xml
+        if callable(self.changefreq_attr):
+            changefreq_xml = self._changefreq_xml(item, self.changefreq_attr(item))
+        priority_xml = self.priority_xml
+        if callable(self.priority_attr):
+            priority_xml = self._priority_xml(item, self.priority_attr(item))
+        extra = "".join(self.extra_xml(item)) if self.has_extra_xml else ""
+        return f"{changefreq_xml}{priority_xml}{links}{extra}"
+
+    def _changefreq_xml(self, item: Any, changefreq: Any) -> str:
+        if changefreq is None:
+            return ""
+        if changefreq in CHANGEFREQS:
+            return f"<changefreq>{changefreq}</changefreq>"
+        logger.warning(
+            "Sitemap section %r: ignored changefreq %r of %s (not one of %s).",
+            self.sitemap.section,
+            changefreq,
+            self.access.describe(item),
+            ", ".join(sorted(CHANGEFREQS)),
+        )
+        return ""
+
+    def _priority_xml(self, item: Any, priority: Any) -> str:
+        if priority is None:
+            return ""
+        if valid_priority(priority):
+            return f"<priority>{format_priority(float(priority))}</priority>"
+        logger.warning(
+            "Sitemap section %r: ignored priority %r of %s (must be 0.0 to 1.0).",
+            self.sitemap.section,
+            priority,
+            self.access.describe(item),
+        )
+        return ""
 
     def skip_duplicate(self, item: Any, loc: str) -> None:
         """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""
-        self._skip(item, f"{loc} is listed already in this file")
+        self.skip(item, f"{loc} is listed already in this file")
 
-    def _skip(self, item: Any, reason: str) -> None:
+    def skip(self, item: Any, reason: str) -> None:
+        """Count ``item`` as skipped, and log why."""
         self.skipped += 1
         logger.warning(
             "Sitemap section %r: skipped %s: %s.",
@@ -211,8 +238,14 @@ class EntryFactory:
         )
 
 
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+
+
 def new_writer(sitemap: Sitemap) -> UrlsetWriter:
     """An empty ``<urlset>`` file for ``sitemap``: its limit, the protocol's byte limit."""
+    namespaces = dict(sitemap.namespaces)
+    if sitemap.i18n and sitemap.alternates:
+        namespaces.setdefault("xhtml", XHTML_NS)
     return UrlsetWriter(
-        max_entries=sitemap.limit, max_bytes=MAX_BYTES_PER_FILE, namespaces=sitemap.namespaces
+        max_entries=sitemap.limit, max_bytes=MAX_BYTES_PER_FILE, namespaces=namespaces
     )

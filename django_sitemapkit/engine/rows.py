@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import operator
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
@@ -20,15 +21,16 @@ from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import TextField
 from django.db.models.functions import Cast
+from django.utils import translation
 
 from django_sitemapkit.engine.entries import ItemAccess
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
-from django_sitemapkit.engine.pages import KeysetPages, KeySpan
+from django_sitemapkit.engine.pages import KeysetPages, KeySpan, PageSummary
 from django_sitemapkit.engine.rangestats import key_field
 from django_sitemapkit.engine.urltemplates import UrlTemplate
-from django_sitemapkit.protocol.w3c import Lastmod
+from django_sitemapkit.protocol.w3c import Lastmod, later
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
-from django_sitemapkit.sitemaps import ModelSitemap
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 # Backends whose text form of a datetime column is ISO 8601 that
 # datetime.fromisoformat() reads: "YYYY-MM-DD HH:MM:SS[.ffffff][+00]".
@@ -57,19 +59,26 @@ def row_columns(sitemap: ModelSitemap) -> list[str]:
 def lastmod_date_only(sitemap: ModelSitemap) -> bool | None:
     """Whether the lastmod field holds dates (not datetimes); None without a lastmod field."""
     field = sitemap.get_lastmod_field()
-    if field is None:
+    if field is None or sitemap.defines_lastmod():
         return None
     return not isinstance(field, models.DateTimeField)
+
+
+def rows_per_page(sitemap: Sitemap) -> int:
+    """Items per page: ``limit`` counts URLs, and an ``i18n`` item has one per language."""
+    limit = min(sitemap.limit, MAX_ENTRIES_PER_FILE)
+    if sitemap.i18n:
+        limit = max(1, limit // max(1, len(sitemap.get_languages())))
+    return limit
 
 
 def item_access(sitemap: ModelSitemap) -> ItemAccess:
     """How an entry reads a row of ``sitemap``: an instance's attributes, or a column row's items."""
     field = sitemap.get_lastmod_field()
     if not reads_columns(sitemap):
-        lastmod: Callable[[Any], Any] = (
-            (lambda obj: None) if field is None else operator.attrgetter(field.attname)
+        return ItemAccess(
+            sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
         )
-        return ItemAccess(sitemap.location, lastmod, sitemap.changefreq, sitemap.priority)
     assert sitemap.url_name is not None
     assert sitemap.model is not None
     template = UrlTemplate(sitemap.url_name, list(sitemap.url_kwargs))
@@ -84,6 +93,12 @@ def item_access(sitemap: ModelSitemap) -> ItemAccess:
     changefreq_getter = None if sitemap.changefreq_field is None else next(getters)
     priority_getter = None if sitemap.priority_field is None else next(getters)
     label = sitemap.model._meta.label
+
+    def localized(language: str) -> Callable[[Any], Any]:
+        with translation.override(language):
+            fill = UrlTemplate(sitemap.url_name, list(sitemap.url_kwargs)).fill  # type: ignore[arg-type]
+        return lambda row: fill(row[1 : 1 + width])
+
     return ItemAccess(
         location=lambda row: fill(row[1 : 1 + width]),
         lastmod=lastmod_getter or (lambda row: None),
@@ -91,7 +106,17 @@ def item_access(sitemap: ModelSitemap) -> ItemAccess:
         priority=priority_getter or sitemap.priority,
         describe=lambda row: f"<{label} pk={row[0]!r}>",
         url_template=template,
+        localized=localized,
     )
+
+
+def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
+    """An instance's lastmod: the class's ``lastmod`` where it gives one, else its field's value."""
+    if sitemap.defines_lastmod():
+        lastmod = sitemap.lastmod
+        return lastmod if callable(lastmod) else (lambda obj: lastmod)
+    field = sitemap.get_lastmod_field()
+    return (lambda obj: None) if field is None else operator.attrgetter(field.attname)
 
 
 def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
@@ -99,7 +124,7 @@ def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
     return KeysetPages(
         sitemap.name,
         sitemap.get_queryset(),
-        limit=min(sitemap.limit, MAX_ENTRIES_PER_FILE),
+        limit=rows_per_page(sitemap),
         lastmod_field=None if field is None else field.name,
     )
 
@@ -206,3 +231,24 @@ def raw_lastmod_converter(
         return value  # type: ignore[no-any-return]
 
     return convert_date
+
+
+def dated_by_lastmod(
+    sitemap: ModelSitemap, summaries: list[PageSummary], tz: datetime.tzinfo
+) -> list[PageSummary]:
+    """``summaries`` dated as their renders date them where the class gives lastmod itself.
+
+    The newest ``lastmod()`` of each page's rows, read page by page: a
+    ``lastmod_field`` dates a page in SQL, a method only by asking each row.
+    """
+    lastmod = instance_lastmod(sitemap)
+    dated = []
+    for summary in summaries:
+        newest: Lastmod | None = None
+        for _key, obj in page_items(sitemap, summary.number):
+            try:
+                newest = later(newest, lastmod(obj), tz)
+            except Exception:  # rendering the page logs what is wrong with it
+                continue
+        dated.append(replace(summary, lastmod=newest))
+    return dated

@@ -1,30 +1,30 @@
 """Paging and rendering one section: the engine's view of a registered sitemap.
 
 A model section (``ModelSitemap``) is paged by key ranges (pages.py) and reads
-its rows per page (rows.py); any other section is a list of items, small
-enough to be measured whole, cut by count and bytes.
+its rows per page (rows.py); any other section is a list (lists.py). An
+``i18n`` section's items are written in each of their languages (alternates.py).
 """
 
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.entries import (
-    EntryFactory,
-    ItemAccess,
-    RenderContext,
-    new_writer,
-)
+from django_sitemapkit.engine import lists, rows
+from django_sitemapkit.engine.alternates import write_language_entries
+from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
+from django_sitemapkit.engine.factory import entry_factory
 from django_sitemapkit.engine.fusedrows import FusedRows
 from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import UrlsetWriter
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
+
+logger = logging.getLogger("django_sitemapkit")
 
 
 @dataclass
@@ -65,27 +65,6 @@ class RenderedPage:
         return sum(map(len, self.pieces))
 
 
-def item_access(sitemap: Sitemap) -> ItemAccess:
-    """How entries read ``sitemap``'s items: its attribute-or-method API, resolved once."""
-    if isinstance(sitemap, ModelSitemap):
-        return rows.item_access(sitemap)
-    return ItemAccess(
-        sitemap.location, _lastmod_reader(sitemap), sitemap.changefreq, sitemap.priority
-    )
-
-
-def _lastmod_reader(sitemap: Sitemap) -> Any:
-    lastmod = sitemap.lastmod
-    if callable(lastmod):
-        return lastmod
-    return lambda item: lastmod
-
-
-def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
-    date_only = rows.lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
-    return EntryFactory(sitemap, context, item_access(sitemap), date_only=date_only)
-
-
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
     """Whether a page whose row count and newest lastmod did not change is unchanged.
 
@@ -98,11 +77,11 @@ def fingerprints_reliable(sitemap: Sitemap) -> bool:
 def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
     """Every non-empty page of ``sitemap``, with its row count and newest lastmod."""
     if isinstance(sitemap, ModelSitemap):
-        return rows.keyset_pages(sitemap).summaries()
-    return [
-        PageSummary(number=number, count=end - start, lastmod=lastmod)
-        for number, (start, end, lastmod) in enumerate(_list_cuts(sitemap, context), start=1)
-    ]
+        summaries = rows.keyset_pages(sitemap).summaries()
+        if sitemap.defines_lastmod():
+            return rows.dated_by_lastmod(sitemap, summaries, context.tz)
+        return summaries
+    return lists.page_summaries(sitemap, context)
 
 
 def page_items(
@@ -114,42 +93,7 @@ def page_items(
         return
     if span is not None:
         raise NotImplementedError("only model sections render parts of a page")
-    cuts = _list_cuts(sitemap, context)
-    if not 1 <= number <= len(cuts):
-        raise PageNotFound(number)
-    start, end, _lastmod = cuts[number - 1]
-    items = sitemap.items()
-    for index in range(start, end):
-        yield index, items[index]
-
-
-def _list_cuts(sitemap: Sitemap, context: RenderContext) -> list[tuple[int, int, Lastmod | None]]:
-    # Item lists are small (static pages, settings-driven lists), so
-    # measuring every entry to cut pages by count *and* bytes is cheap and
-    # keeps each page's items identical between index and page renders.
-    factory = entry_factory(sitemap, context)
-    items = sitemap.items()
-    cuts: list[tuple[int, int, Lastmod | None]] = []
-    writer = new_writer(sitemap)
-    start = 0
-    newest: Lastmod | None = None
-    for index, item in enumerate(items):
-        xml = factory(item)
-        if xml is None:
-            continue
-        loc = factory.last_loc
-        if loc in writer.locs:
-            factory.skip_duplicate(item, loc)
-            continue
-        if not writer.add_xml(xml):
-            cuts.append((start, index, newest))
-            writer, start, newest = new_writer(sitemap), index, None
-            writer.add_xml(xml)
-        writer.locs.add(loc)
-        newest = later(newest, factory.last_lastmod, context.tz)
-    if writer.count:
-        cuts.append((start, len(items), newest))
-    return cuts
+    yield from lists.page_items(sitemap, number, context)
 
 
 def render_page(
@@ -168,6 +112,15 @@ def render_page(
     pages_changed = False
     if overflow_key is not None and span is None and isinstance(sitemap, ModelSitemap):
         pages_changed = rows.keyset_pages(sitemap).split(number, overflow_key)
+    elif overflow_key is not None and span is None:
+        # A QuerySet's page is a fixed slice: what does not fit has no file.
+        logger.error(
+            "Sitemap section %r: page %d passed the protocol's limits at item %d; the "
+            "items after it are not listed. Lower the section's limit.",
+            sitemap.section,
+            number,
+            overflow_key,
+        )
     if writer.count == 0:
         # An empty <urlset> is invalid against the schema: nothing to serve.
         raise PageNotFound(number, skipped=factory.skipped)
@@ -197,6 +150,9 @@ def write_page(
     Returns the newest lastmod written and the key of the first item that
     did not fit (None when all did).
     """
+    if sitemap.i18n:
+        items = page_items(sitemap, number, context, span)
+        return write_language_entries(sitemap, factory, items, writer)
     if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
         fused = FusedRows.prepare(sitemap, factory)
         if fused is not None:

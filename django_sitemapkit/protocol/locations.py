@@ -145,6 +145,17 @@ class LocationBuilder:
     def directory_url(self) -> str:
         return self._directory
 
+    def with_scheme(self, scheme: str) -> LocationBuilder:
+        """The same builder for ``scheme``'s URLs (a section's ``protocol``)."""
+        if scheme == self._scheme:
+            return self
+        swap = len(self._scheme)
+        return LocationBuilder(
+            scheme + self.base_url[swap:],
+            directory_url=scheme + self._directory[swap:],
+            strip_params=self._strip,
+        )
+
     def build(self, raw: object) -> str:
         """Return the absolute URI for ``raw`` or raise :class:`InvalidLocation`."""
         # The common case: an exact str (not a subclass or lazy string) holding a

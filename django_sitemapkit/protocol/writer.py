@@ -87,12 +87,13 @@ class _FileWriter:
         self.count = 0
         self._pieces: list[bytes] | None = None
 
-    def add_xml(self, xml: str, key: object = None) -> bool:
-        """Append one serialised entry; False (and nothing written) when the file is full.
+    def add_xml(self, xml: str, key: object = None, entries: int = 1) -> bool:
+        """Append serialised entries (one, or ``entries`` of one row); False when they do not fit.
 
-        ``key`` identifies the entry's row; it is remembered where a segment ends.
+        Nothing is written then. ``key`` identifies the entries' row; it is
+        remembered where a segment ends.
         """
-        if self.count >= self.max_entries:
+        if self.count + entries > self.max_entries:
             return False
         size = len(xml) if xml.isascii() else len(xml.encode())
         if self.size + size > self.max_bytes:
@@ -105,7 +106,7 @@ class _FileWriter:
             self.segment_cuts.append(key)
             self.segment_skips.append(0)
         self.size += size
-        self.count += 1
+        self.count += entries
         return True
 
     def skip(self) -> None:

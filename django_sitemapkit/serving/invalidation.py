@@ -12,11 +12,12 @@ from django_sitemapkit.sitemaps import Sitemap
 def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[str]:
     """The sections of ``sitemaps`` that list rows of ``model`` (or of its concrete model)."""
     concrete = model._meta.concrete_model
-    return [
-        sitemap.name
-        for sitemap in sitemaps
-        if sitemap.model is not None and sitemap.model._meta.concrete_model is concrete
-    ]
+    names = []
+    for sitemap in sitemaps:
+        listed = sitemap.get_model()
+        if listed is not None and listed._meta.concrete_model is concrete:
+            names.append(sitemap.name)
+    return names
 
 
 def target_sections(

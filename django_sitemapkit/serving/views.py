@@ -6,7 +6,14 @@ import datetime
 import time
 from collections.abc import Callable
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponsePermanentRedirect,
+)
+from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date
 from django.views.decorators.http import require_safe
@@ -169,4 +176,15 @@ def section(
         [section],
         lambda base_url: render_page(section, number, base_url=base_url, sitemaps=sitemaps),
         gz,
+    )
+
+
+@require_safe
+def contrib_section(request: HttpRequest, section: str, sitemaps: Sections) -> HttpResponseBase:
+    """``/sitemap-<section>.xml?p=N``, django.contrib.sitemaps' URL: a 301 to the page's file."""
+    page = request.GET.get("p", "1")
+    if sitemaps.get(section) is None or not page.isdigit() or int(page) < 1:
+        raise Http404("No such sitemap file.")
+    return HttpResponsePermanentRedirect(
+        reverse(f"{sitemaps.name}:section", kwargs={"section": section, "page": int(page)})
     )

@@ -1,0 +1,139 @@
+"""Paging list sections: every section that is not a ``ModelSitemap``.
+
+``items()`` returning a QuerySet (what ``django.contrib.sitemaps`` classes
+and ``GenericSitemap`` return) is paged as contrib's paginator pages it, by
+count: page *n* is one slice of the QuerySet, one query, whatever its size.
+Any other sequence (static pages, a list built from settings) is small, so
+every entry is measured and pages are cut by count *and* bytes, which keeps
+each page's items the same between the index and the page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from django.db.models import Max, QuerySet
+
+from django_sitemapkit.engine.alternates import LanguageEntries
+from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
+from django_sitemapkit.engine.factory import entry_factory
+from django_sitemapkit.engine.internals import CHUNK_SIZE
+from django_sitemapkit.engine.pages import PageNotFound, PageSummary
+from django_sitemapkit.engine.rows import rows_per_page
+from django_sitemapkit.protocol.w3c import Lastmod, later
+from django_sitemapkit.sitemaps import Sitemap
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """``queryset`` in a fixed order: unordered, it could give a row to two pages, or to none."""
+    return queryset if queryset.ordered else queryset.order_by("pk")
+
+
+def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
+    """Every non-empty page of the list section, with its item count and newest lastmod."""
+    items = sitemap.items()
+    if not isinstance(items, QuerySet):
+        cuts = list_cuts(sitemap, context, items)
+        return [
+            PageSummary(number=number, count=end - start, lastmod=lastmod)
+            for number, (start, end, lastmod) in enumerate(cuts, start=1)
+        ]
+    queryset = ordered(items)
+    per_page = rows_per_page(sitemap)
+    count = queryset.count()
+    numbers = range(1, -(-count // per_page) + 1)
+    lastmods = _slice_lastmods(sitemap, queryset, per_page, len(numbers), context)
+    return [
+        PageSummary(number, min(per_page, count - (number - 1) * per_page), lastmods[number - 1])
+        for number in numbers
+    ]
+
+
+def page_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+    """(position, item) of each item of page ``number``; PageNotFound when there is none."""
+    items = sitemap.items()
+    if isinstance(items, QuerySet):
+        per_page = rows_per_page(sitemap)
+        start = (number - 1) * per_page
+        page = list(ordered(items)[start : start + per_page])
+        if not page:
+            raise PageNotFound(number)
+        yield from enumerate(page, start)
+        return
+    cuts = list_cuts(sitemap, context, items)
+    if not 1 <= number <= len(cuts):
+        raise PageNotFound(number)
+    start, end, _lastmod = cuts[number - 1]
+    for index in range(start, end):
+        yield index, items[index]
+
+
+def _slice_lastmods(
+    sitemap: Sitemap, queryset: QuerySet[Any], per_page: int, pages: int, context: RenderContext
+) -> list[Lastmod | None]:
+    """The newest lastmod of each page of a QuerySet section."""
+    lastmod = sitemap.lastmod
+    if not callable(lastmod):
+        return [lastmod] * pages
+    date_field = getattr(sitemap, "date_field", None)
+    if isinstance(date_field, str):
+        # GenericSitemap's date_field: one aggregate per page, in SQL.
+        return [
+            queryset[(n - 1) * per_page : n * per_page].aggregate(newest=Max(date_field))["newest"]
+            for n in range(1, pages + 1)
+        ]
+    newest: list[Lastmod | None] = [None] * pages
+    for position, item in enumerate(queryset.iterator(chunk_size=CHUNK_SIZE)):
+        try:
+            value = lastmod(item)
+            page = position // per_page
+            newest[page] = later(newest[page], value, context.tz)
+        except Exception:  # rendering the page logs what is wrong with it
+            continue
+    return newest
+
+
+def list_cuts(
+    sitemap: Sitemap, context: RenderContext, items: Sequence[Any]
+) -> list[tuple[int, int, Lastmod | None]]:
+    """(start, end, newest lastmod) of each page of a list, measured entry by entry."""
+    factory = entry_factory(sitemap, context)
+    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
+    cuts: list[tuple[int, int, Lastmod | None]] = []
+    writer = new_writer(sitemap)
+    start = 0
+    newest: Lastmod | None = None
+    for index, item in enumerate(items):
+        xml, locs = _entries(factory, languages, item, writer.locs)
+        if xml is None:
+            continue
+        if not writer.add_xml(xml, entries=len(locs)):
+            cuts.append((start, index, newest))
+            writer, start, newest = new_writer(sitemap), index, None
+            writer.add_xml(xml, entries=len(locs))
+        writer.locs.update(locs)
+        newest = later(newest, factory.last_lastmod, context.tz)
+    if writer.count:
+        cuts.append((start, len(items), newest))
+    return cuts
+
+
+def _entries(
+    factory: EntryFactory, languages: LanguageEntries | None, item: Any, listed: set[str]
+) -> tuple[str | None, list[str]]:
+    """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
+    if languages is not None:
+        xml = languages(item, listed)
+        return xml, languages.locs
+    xml = factory(item)
+    if xml is None:
+        return None, []
+    loc = factory.last_loc
+    if loc in listed:
+        factory.skip_duplicate(item, loc)
+        return None, []
+    return xml, [loc]

@@ -1,0 +1,29 @@
+"""The URL patterns of a site's views: what ``SitemapSite.get_urls()`` returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import URLPattern, re_path
+
+from django_sitemapkit.engine.rendering import Sections
+from django_sitemapkit.serving import views
+
+_SECTION = r"(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)"
+# Page numbers are canonical (no 0, no leading zeros), so one file has one URL.
+_PAGE = rf"sitemap-{_SECTION}-(?P<page>[1-9][0-9]{{0,8}})"
+
+
+def patterns(sitemaps: Sections) -> list[URLPattern]:
+    """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml``, their ``.gz``, and contrib's old URLs."""
+    kwargs: dict[str, Any] = {"sitemaps": sitemaps}
+    return [
+        re_path(r"^sitemap\.xml$", views.index, kwargs, name="index"),
+        re_path(r"^sitemap\.xml\.gz$", views.index, {**kwargs, "gz": True}, name="index-gz"),
+        re_path(rf"^{_PAGE}\.xml$", views.section, kwargs, name="section"),
+        re_path(rf"^{_PAGE}\.xml\.gz$", views.section, {**kwargs, "gz": True}, name="section-gz"),
+        # django.contrib.sitemaps' section URL, which crawlers may still know.
+        re_path(
+            rf"^sitemap-{_SECTION}\.xml$", views.contrib_section, kwargs, name="contrib-section"
+        ),
+    ]
