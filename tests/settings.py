@@ -27,6 +27,8 @@ ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1", "www.example.com", "exa
 INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.auth",
+    # Its templates render contrib's views, which tests compare with sitemapkit's.
+    "django.contrib.sitemaps",
     # The app config without sitemap autodiscovery: tests register what they need.
     "django_sitemapkit.apps.SimpleSitemapkitConfig",
     "tests.testapp",
@@ -77,6 +79,7 @@ USE_TZ = True
 STATIC_URL = "/static/"
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en-us"
+LANGUAGES = [("en", "English"), ("fr", "French"), ("de", "German")]
 USE_I18N = True
 
 # Fast hashing: the suite never needs real password security.

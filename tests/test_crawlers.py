@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import datetime
 import gzip
-import json
-import subprocess
-import sys
 import urllib.request
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -25,6 +22,7 @@ from pytest_django.live_server_helper import LiveServer
 
 import django_sitemapkit as sitemapkit
 from tests.testapp.models import Article, Tag
+from tests.utils import run_spider
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -123,35 +121,9 @@ def test_ultimate_sitemap_parser(site: Site) -> None:
 
 
 def test_scrapy_sitemap_spider(site: Site, tmp_path: Path) -> None:
-    output = tmp_path / "items.json"
     spider = Path(__file__).parent / "crawlers" / "sitemap_spider.py"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "runspider",
-            str(spider),
-            "-a",
-            f"home={site.home}/",
-            "-o",
-            str(output),
-            "-s",
-            "LOG_LEVEL=WARNING",
-            "-s",
-            "TELNETCONSOLE_ENABLED=False",
-            "-s",
-            "ROBOTSTXT_OBEY=False",
-            "-s",
-            "HTTPCACHE_ENABLED=False",
-            "-s",
-            "CONCURRENT_REQUESTS=1",
-        ],
-        check=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-    found = {item["url"] for item in json.loads(output.read_text())}
+    items = run_spider(spider, tmp_path, home=f"{site.home}/")
+    found = {item["url"] for item in items}
     assert found == site.expected
 
 

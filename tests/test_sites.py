@@ -176,7 +176,13 @@ def test_a_section_name_in_two_sites_is_an_error(sitemaps: Any) -> None:
 def test_site_urls_name_the_sites_namespace() -> None:
     patterns, app_name, namespace = SitemapSite("maps").urls
     assert (app_name, namespace) == ("sitemapkit", "maps")
-    assert {p.name for p in patterns} == {"index", "index-gz", "section", "section-gz"}
+    assert {p.name for p in patterns} == {
+        "index",
+        "index-gz",
+        "section",
+        "section-gz",
+        "contrib-section",
+    }
 
 
 def test_the_package_exports_what_users_import() -> None:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import json
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.test import Client
@@ -68,3 +73,21 @@ def all_urls(client: Client) -> list[Url]:
 
 def gunzip(content: bytes) -> bytes:
     return gzip.decompress(content)
+
+
+def run_spider(spider: Path, cwd: Path, **arguments: str) -> list[dict[str, Any]]:
+    """Run a Scrapy spider file as ``scrapy runspider`` does; the items it yielded."""
+    output = cwd / "items.json"
+    options = [part for name, value in arguments.items() for part in ("-a", f"{name}={value}")]
+    settings = [
+        "LOG_LEVEL=WARNING",
+        "TELNETCONSOLE_ENABLED=False",
+        "ROBOTSTXT_OBEY=False",
+        "HTTPCACHE_ENABLED=False",
+        "CONCURRENT_REQUESTS=1",
+    ]
+    command = [sys.executable, "-m", "scrapy", "runspider", str(spider), *options]
+    command += ["-o", str(output), *(part for s in settings for part in ("-s", s))]
+    subprocess.run(command, check=True, timeout=120, cwd=cwd)
+    items: list[dict[str, Any]] = json.loads(output.read_text())
+    return items

@@ -62,3 +62,14 @@ class Product(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("product-detail", kwargs={"slug": self.slug})
+
+
+class Entry(models.Model):
+    """A blog entry as Django's sitemap documentation has it: drafts, pub_date, no updated_at."""
+
+    slug = models.SlugField(max_length=200, unique=True)
+    is_draft = models.BooleanField(default=False)
+    pub_date = models.DateTimeField()
+
+    def get_absolute_url(self) -> str:
+        return reverse("entry-detail", kwargs={"slug": self.slug})
