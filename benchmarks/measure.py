@@ -20,6 +20,8 @@ peak-RSS counter (``/proc/self/clear_refs``), runs the timed work, and reports:
 Contenders (see README.md): sitemapkit-build-fast, sitemapkit-build-absurl,
 contrib-views, icv-generate, floor, floor-gzip, sitemapkit-view-first,
 sitemapkit-view-last, sitemapkit-view-index, count, sitemapkit-incremental;
+in three languages (``benchsite.settings_i18n``): sitemapkit-i18n-build,
+sitemapkit-i18n-view-page, contrib-i18n-view-page, contrib-i18n-build;
 and the helpers prepare, seed, seed-demo.
 """
 
@@ -72,7 +74,20 @@ CONTENDERS = (
     "sitemapkit-view-index",
     "count",
     "sitemapkit-incremental",
+    "sitemapkit-i18n-build",
+    "sitemapkit-i18n-view-page",
+    "contrib-i18n-view-page",
+    "contrib-i18n-build",
 )
+# Contenders of the three-language site (benchsite.settings_i18n): every row once
+# per language. Not run unless asked for (run.py --contenders).
+I18N_CONTENDERS = (
+    "sitemapkit-i18n-build",
+    "sitemapkit-i18n-view-page",
+    "contrib-i18n-view-page",
+    "contrib-i18n-build",
+)
+I18N_LANGUAGES = ("en", "fr", "de")  # settings_i18n.LANGUAGES
 HELPERS = ("prepare", "seed", "seed-demo")
 
 
@@ -129,8 +144,14 @@ class Measurement:
 
 
 def setup_django(mode: str = "fast", **env: str) -> int:
-    """django.setup() with the bench settings; returns the RSS right after it."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchsite.settings")
+    """django.setup() with the bench settings; returns the RSS right after it.
+
+    ``mode`` is the sitemapkit section registered (bench/sitemaps.py); ``i18n``
+    also selects the three-language settings and URLconf (settings_i18n.py).
+    """
+    settings_module = "benchsite.settings_i18n" if mode == "i18n" else "benchsite.settings"
+    # Set, not defaulted: a child process inherits its parent's choice otherwise.
+    os.environ["DJANGO_SETTINGS_MODULE"] = settings_module
     os.environ["BENCH_SITEMAPKIT_MODE"] = mode
     os.environ.update(env)
     import django
@@ -244,10 +265,11 @@ def run_child(args: list[str], env: dict[str, str] | None = None) -> dict[str, A
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def do_prepare(rows: int, force: bool) -> dict[str, Any]:
+def do_prepare(rows: int, force: bool, warm_i18n: bool = False) -> dict[str, Any]:
     """Migrate, seed if the table does not hold exactly ``rows`` rows, and warm up:
-    persist django-sitemapkit's page boundaries of both sections (one index
-    request each) and create django-icv-sitemaps' section row."""
+    persist django-sitemapkit's page boundaries of both sections (of the i18n
+    section too with ``warm_i18n``; one index request each) and create
+    django-icv-sitemaps' section row."""
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connection
@@ -280,7 +302,7 @@ def do_prepare(rows: int, force: bool) -> dict[str, Any]:
             call_command("icv_sitemaps_setup", stdout=StringIO())
         info["icv_sections"] = list(SitemapSection.objects.values_list("name", flat=True))
     # Page boundaries are cut and stored on first use; do it here, untimed.
-    for mode in ("fast", "absurl"):
+    for mode in ("fast", "absurl", *(["i18n"] if warm_i18n else [])):
         warm = run_child(
             ["sitemapkit-view-index", "--rows", str(rows)], {"BENCH_MODE_OVERRIDE": mode}
         )
@@ -351,9 +373,13 @@ def sitemapkit_incremental(rows: int, **_: Any) -> dict[str, Any]:
     return m.result
 
 
-def contrib_views(**_: Any) -> dict[str, Any]:
-    """django.contrib.sitemaps: the index, then every page it names, in-process."""
-    baseline = setup_django("fast")
+def contrib_views(mode: str = "fast", **_: Any) -> dict[str, Any]:
+    """django.contrib.sitemaps: the index, then every page it names, in-process.
+
+    ``mode="i18n"``: the three-language site (settings_i18n), whose pages list
+    (article, language) pairs with alternates.
+    """
+    baseline = setup_django(mode)
     from django.test import Client
 
     client = Client(HTTP_HOST="www.example.com")
@@ -478,10 +504,13 @@ def floor(use_gzip: bool, keep_dir: str | None, **_: Any) -> dict[str, Any]:
     return m.result
 
 
-def sitemapkit_view(which: str, rows: int, **_: Any) -> dict[str, Any]:
+def sitemapkit_view(
+    which: str, rows: int, mode: str | None = None, keep_dir: str | None = None, **_: Any
+) -> dict[str, Any]:
     """django-sitemapkit's views, uncached, no build published: one request,
-    after an untimed request of the index in the same process."""
-    mode = os.environ.get("BENCH_MODE_OVERRIDE", "fast")
+    after an untimed request of the index in the same process. With
+    ``keep_dir``, the response is kept there as ``page.xml``."""
+    mode = mode or os.environ.get("BENCH_MODE_OVERRIDE", "fast")
     empty_build_dir = scratch_dir("sitemapkit-nobuild-")
     baseline = setup_django(mode, BENCH_BUILD_DIR=str(empty_build_dir), BENCH_CACHE_TIMEOUT="0")
     from django.test import Client
@@ -511,7 +540,48 @@ def sitemapkit_view(which: str, rows: int, **_: Any) -> dict[str, Any]:
         xml_bytes=len(content),
         gz_bytes=0,
     )
+    keep(keep_dir, content)
     shutil.rmtree(empty_build_dir, ignore_errors=True)
+    return m.result
+
+
+def keep(keep_dir: str | None, content: bytes) -> None:
+    """Write one response into ``keep_dir`` as ``page.xml`` (run.py compares them)."""
+    if keep_dir:
+        Path(keep_dir).mkdir(parents=True, exist_ok=True)
+        (Path(keep_dir) / "page.xml").write_bytes(content)
+
+
+def contrib_i18n_page(keep_dir: str | None = None, **_: Any) -> dict[str, Any]:
+    """django.contrib.sitemaps' sitemap view, page 1 of the i18n section, in-process.
+
+    Untimed first, the first-request costs sitemapkit's view contenders also pay
+    before timing (there with an index request, which here would load every row):
+    one request the URLconf answers with a 404, the sitemap template, and one
+    article URL reversed in each language.
+    """
+    baseline = setup_django("i18n")
+    from django.template.loader import get_template
+    from django.test import Client
+    from django.urls import reverse
+    from django.utils import translation
+
+    client = Client(HTTP_HOST="www.example.com")
+    warm = client.get("/contrib/sitemap-nosuchsection.xml")
+    assert warm.status_code == 404, warm.status_code
+    get_template("sitemap.xml")
+    for language in I18N_LANGUAGES:
+        with translation.override(language):
+            reverse("bench-article", kwargs={"slug": "warm-up"})
+    path = "/contrib/sitemap-articles.xml"  # page 1: no ?p=
+    with Measurement(baseline) as m:
+        response = client.get(path)
+        content = response.content
+    assert response.status_code == 200, (path, response.status_code)
+    m.result.update(
+        path=path, urls=content.count(b"<loc>"), files=1, xml_bytes=len(content), gz_bytes=0
+    )
+    keep(keep_dir, content)
     return m.result
 
 
@@ -599,10 +669,17 @@ def main() -> None:
         "--rows", type=int, default=0, help="rows in the table (views, incremental, seeding)"
     )
     parser.add_argument(
-        "--keep-dir", help="sitemapkit-build-*, floor, floor-gzip: write into DIR and keep it"
+        "--keep-dir",
+        help="sitemapkit-build-*, floor, floor-gzip: write into DIR and keep it; "
+        "sitemapkit-view-*, contrib-i18n-view-page: keep the response as DIR/page.xml",
     )
     parser.add_argument(
         "--force", action="store_true", help="prepare: reseed even if the row count matches"
+    )
+    parser.add_argument(
+        "--warm-i18n",
+        action="store_true",
+        help="prepare: also persist the page boundaries of the i18n section",
     )
     args = parser.parse_args()
     name: str = args.contender
@@ -619,12 +696,16 @@ def main() -> None:
         "sitemapkit-view-last": lambda **kw: sitemapkit_view("last", **kw),
         "sitemapkit-view-index": lambda **kw: sitemapkit_view("index", **kw),
         "count": count,
+        "sitemapkit-i18n-build": lambda **kw: sitemapkit_build("i18n", **kw),
+        "sitemapkit-i18n-view-page": lambda **kw: sitemapkit_view("first", mode="i18n", **kw),
+        "contrib-i18n-view-page": contrib_i18n_page,
+        "contrib-i18n-build": lambda **kw: contrib_views("i18n", **kw),
         "seed": seed_bench,
         "seed-demo": seed_demo,
     }
     if name == "prepare":
         setup_django("fast")
-        result: dict[str, Any] = do_prepare(args.rows, args.force)
+        result: dict[str, Any] = do_prepare(args.rows, args.force, args.warm_i18n)
     else:
         result = runners[name](**kwargs)
     result["contender"] = name

@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -34,8 +35,12 @@ MEASURE = HERE / "measure.py"
 SCRATCH = Path(tempfile.gettempdir()) / "sitemapkit-bench"
 DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/sitemapkit_bench"
 
-# The contenders' names are measure.py's, which runs them.
+# The contenders' names are measure.py's, which runs them. Those of the
+# three-language site run only when named (--contenders).
 CONTENDERS = list(measure.CONTENDERS)
+I18N_CONTENDERS = list(measure.I18N_CONTENDERS)
+DEFAULT_CONTENDERS = [c for c in CONTENDERS if c not in I18N_CONTENDERS]
+LIMIT = measure.LIMIT  # URLs a file (the name `measure` is the function below)
 # Contenders that must list every row: their URL count is checked.
 LISTS_EVERY_ROW = {
     "sitemapkit-build-fast",
@@ -46,6 +51,26 @@ LISTS_EVERY_ROW = {
     "floor-gzip",
     "sitemapkit-incremental",
 }
+LANGUAGES = len(measure.I18N_LANGUAGES)
+# The i18n builds list every row once per language.
+LISTS_EVERY_ROW_PER_LANGUAGE = {"sitemapkit-i18n-build", "contrib-i18n-build"}
+
+
+def expected_urls(contender: str, rows: int) -> int | None:
+    """The URLs ``contender`` must list over ``rows`` rows; None: not checked."""
+    if contender in LISTS_EVERY_ROW:
+        return rows
+    if contender in LISTS_EVERY_ROW_PER_LANGUAGE:
+        return rows * LANGUAGES
+    if contender == "sitemapkit-i18n-view-page":
+        # An item's languages are never split across files: limit // 3 items a page.
+        return min(rows, LIMIT // LANGUAGES) * LANGUAGES
+    if contender == "contrib-i18n-view-page":
+        # contrib pages (item, language) pairs: the limit exactly.
+        return min(rows * LANGUAGES, LIMIT)
+    return None
+
+
 RATIO_BASE = "floor-gzip"
 # 1-minute load average (before a measurement) above which a group's table warns.
 # The runs themselves keep the load near 1; another busy process pushes it to 2 or more.
@@ -176,7 +201,8 @@ def summarize(runs: list[dict[str, Any]], rows: int, contender: str) -> dict[str
     urls = {r.get("urls") for r in ok}
     summary["urls"] = sorted(u for u in urls if u is not None)
     summary["max_loadavg_before"] = max(r.get("loadavg_before", 0.0) for r in ok)
-    if contender in LISTS_EVERY_ROW and urls != {rows}:
+    expected = expected_urls(contender, rows)
+    if expected is not None and urls != {expected}:
         summary["url_mismatch"] = True
     return summary
 
@@ -188,6 +214,9 @@ def run_group(
     label = f"{db} {rows:,}"
     log(f"{label}: preparing (migrate, seed if needed, warm page boundaries)")
     prep_args = ["prepare", "--rows", str(rows)] + (["--force"] if args.reseed else [])
+    i18n = bool(set(I18N_CONTENDERS).intersection(contenders))
+    if i18n:
+        prep_args.append("--warm-i18n")
     prep = measure(prep_args, env, args.timeout)
     if "error" in prep:
         log(f"{label}: prepare failed:\n{prep['error']}")
@@ -217,7 +246,12 @@ def run_group(
         "database_url": env["DATABASE_URL"],
         "elapsed_seconds": elapsed,
         "contenders": {c: summarize(runs[c], rows, c) for c in contenders},
-        "identical_to_floor": verify(env, args.timeout) if args.verify else None,
+        "identical_to_floor": (
+            verify(env, args.timeout)
+            if args.verify and set(contenders) - set(I18N_CONTENDERS)
+            else None
+        ),
+        "i18n_page_comparison": verify_i18n(env, args.timeout) if args.verify and i18n else None,
     }
 
 
@@ -238,6 +272,84 @@ def verify(env: dict[str, str], timeout: float) -> bool | str:
             if a.read_bytes() != b.read_bytes():
                 return f"{b.name} differs from the floor's {a.name}"
         return True
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+URL_RE = re.compile(r"<url>(.*?)</url>", re.S)
+LOC_RE = re.compile(r"<loc>([^<]*)</loc>")
+LASTMOD_RE = re.compile(r"<lastmod>([^<]*)</lastmod>")
+ALTERNATE_RE = re.compile(r'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
+
+
+def page_entries(xml: str) -> dict[str, tuple[str, tuple[tuple[str, str], ...]]]:
+    """loc -> (lastmod's date, alternates) of each ``<url>`` of a page.
+
+    The date only: contrib writes ``<lastmod>`` as a date, sitemapkit as a datetime.
+    """
+    entries = {}
+    for body in URL_RE.findall(xml):
+        loc = LOC_RE.search(body)
+        lastmod = LASTMOD_RE.search(body)
+        assert loc is not None, body[:200]
+        entries[loc.group(1)] = (
+            lastmod.group(1)[:10] if lastmod else "",
+            tuple(ALTERNATE_RE.findall(body)),
+        )
+    return entries
+
+
+def verify_i18n(env: dict[str, str], timeout: float) -> dict[str, Any]:
+    """Compare page 1 of the i18n section, sitemapkit's view against contrib's.
+
+    Entry by entry: the same ``<loc>``, the same lastmod date and the same
+    alternates (hreflang and href, in order). sitemapkit writes all of an
+    item's languages in one file (``limit // 3`` items a page), contrib cuts
+    its list of (item, language) pairs every ``limit``: where ``limit`` is not
+    a multiple of 3, contrib's page also lists the first languages of the next
+    item, which sitemapkit lists on page 2. Those are reported, not failed.
+    """
+    work = Path(tempfile.mkdtemp(prefix="verify-i18n-", dir=SCRATCH.parent))
+    try:
+        pages = {}
+        for side, contender in (
+            ("kit", "sitemapkit-i18n-view-page"),
+            ("contrib", "contrib-i18n-view-page"),
+        ):
+            result = measure([contender, "--keep-dir", str(work / side)], env, timeout)
+            if "error" in result:
+                return {"ok": False, "note": f"{contender} failed to run"}
+            pages[side] = page_entries((work / side / "page.xml").read_text())
+        kit, contrib = pages["kit"], pages["contrib"]
+        common = kit.keys() & contrib.keys()
+        differing = sorted(loc for loc in common if kit[loc] != contrib[loc])
+        only_kit = sorted(kit.keys() - contrib.keys())
+        only_contrib = sorted(contrib.keys() - kit.keys())
+        # contrib's extra URLs: all of one item (the same alternates), none of it in sitemapkit's page.
+        split_items = {contrib[loc][1] for loc in only_contrib}
+        kit_items = {alternates for _date, alternates in kit.values()}
+        split_ok = len(split_items) <= 1 and not split_items & kit_items
+        ok = not differing and not only_kit and split_ok
+        note = f"{len(common) - len(differing):,} of {len(kit):,} sitemapkit entries alike in contrib's page"
+        if only_contrib:
+            note += (
+                f"; contrib's page also lists {len(only_contrib)} URL(s) of "
+                f"{len(split_items)} item split across its pages: {', '.join(only_contrib)}"
+            )
+        if only_kit:
+            note += f"; {len(only_kit)} only in sitemapkit's, e.g. {only_kit[0]}"
+        if differing:
+            note += f"; {len(differing)} differ, e.g. {differing[0]}"
+        return {
+            "ok": ok,
+            "note": note,
+            "kit_entries": len(kit),
+            "contrib_entries": len(contrib),
+            "alike": len(common) - len(differing),
+            "only_contrib": only_contrib,
+            "only_kit": only_kit[:20],
+            "differing": differing[:20],
+        }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -334,6 +446,9 @@ def group_table(key: str, group: dict[str, Any]) -> str:
     note = {True: "; page files identical to the floor's", None: ""}.get(
         same, f"; NOT identical to the floor: {same}"
     )
+    i18n = group.get("i18n_page_comparison")
+    if i18n:
+        note += f"; i18n page 1: {'' if i18n['ok'] else 'MISMATCH: '}{i18n['note']}"
     title = f"== {key} ({group['elapsed_seconds'] / 60:.1f} min{note})"
     load = max(
         (s.get("max_loadavg_before", 0.0) for s in group["contenders"].values()), default=0.0
@@ -401,7 +516,13 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, help="rounds over the contenders (default 3; 1 with --quick)"
     )
-    parser.add_argument("--contenders", nargs="+", choices=CONTENDERS, default=CONTENDERS)
+    parser.add_argument(
+        "--contenders",
+        nargs="+",
+        choices=CONTENDERS,
+        default=DEFAULT_CONTENDERS,
+        help="default: all but the i18n ones (" + ", ".join(I18N_CONTENDERS) + ")",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "latest.json")
     parser.add_argument("--quick", action="store_true", help="smoke run: 20,000 rows, 1 round")
     parser.add_argument(

@@ -7,14 +7,16 @@
 # missing, installs the package with its "example" extra and the drivers that
 # DATABASE_URL / CACHE_URL need, creates the database on its server if it does not
 # exist yet, migrates it, seeds it once, runs the system checks, builds the
-# sitemap files and starts the dev server.
-# Re-running it is safe: the database is only seeded while it is empty.
+# sitemap files, lists the sections of both apps (demo, and the multilingual
+# guides) and starts the dev server.
+# Re-running it is safe: each app's tables are only seeded while they are empty.
 #
 # Environment variables:
 #   PYTHON        interpreter used to create the virtualenv (default: python3)
 #   VENV_DIR      virtualenv to use/create (default: <repo>/.venv)
 #   SKIP_INSTALL  set to 1 to skip the "pip install" step
 #   SEED_COUNT    number of articles to seed into an empty DB (default: 10000)
+#   SEED_GUIDES   number of guides (the multilingual app) to seed (default: 300)
 #   RESET_DB      set to 1 to drop and recreate the database first (its data is lost)
 #   ADDR          address:port for runserver (default: 127.0.0.1:8000)
 #   SITEMAPKIT_BASE_URL  base of the sitemaps' absolute URLs (default: http://$ADDR)
@@ -33,6 +35,7 @@ cd "$REPO_ROOT"
 PYTHON="${PYTHON:-python3}"
 VENV_DIR="${VENV_DIR:-$REPO_ROOT/.venv}"
 SEED_COUNT="${SEED_COUNT:-10000}"
+SEED_GUIDES="${SEED_GUIDES:-300}"
 ADDR="${ADDR:-127.0.0.1:8000}"
 # Absolute <loc> URLs in the sitemaps should point at the server started below.
 export SITEMAPKIT_BASE_URL="${SITEMAPKIT_BASE_URL:-http://$ADDR}"
@@ -92,8 +95,8 @@ fi
 say "Applying migrations"
 run "$PY" "${MANAGE[@]}" migrate --no-input --skip-checks
 
-say "Seeding demo data ($SEED_COUNT articles) if the database is empty"
-run "$PY" "${MANAGE[@]}" seed_demo --count "$SEED_COUNT" --if-empty --skip-checks
+say "Seeding demo data ($SEED_COUNT articles, $SEED_GUIDES guides) into the apps whose tables are empty"
+run "$PY" "${MANAGE[@]}" seed_demo --count "$SEED_COUNT" --guides "$SEED_GUIDES" --if-empty --skip-checks
 
 say "Running system checks (sitemapkit.W001 for demo.Author is expected)"
 run "$PY" "${MANAGE[@]}" check
@@ -101,6 +104,9 @@ run "$PY" "${MANAGE[@]}" check
 BUILD_DIR="$(setting SITEMAPKIT_BUILD_DIR)"
 say "Building the sitemap files into ${BUILD_DIR:-example_project/sitemaps/} (the views serve them)"
 run "$PY" "${MANAGE[@]}" sitemapkit_build --skip-checks
+
+say "The sections of both apps: demo (sitemapkit classes) and guides (django.contrib.sitemaps classes, en/fr/de)"
+run "$PY" "${MANAGE[@]}" show_sitemaps
 
 say "Starting the development server on http://$ADDR/ (sitemap: http://$ADDR/sitemap.xml)"
 printf '+ %s\n' "$PY ${MANAGE[*]} runserver $ADDR"

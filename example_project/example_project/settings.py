@@ -29,12 +29,18 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost", *env.list("ALLOWED_HOSTS", default=[]
 INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.auth",
+    # The guides app is written for django.contrib.sitemaps (its Sitemap and GenericSitemap
+    # classes import without it; a project moving over from contrib has it listed).
+    "django.contrib.sitemaps",
     "django_sitemapkit",
     "demo",
+    "guides",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The language of the guides' URLs (i18n_patterns); redirects /guides/... to /en/guides/...
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
 ]
 
@@ -78,7 +84,9 @@ CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LANGUAGE_CODE = "en-us"
+# "en", a code of LANGUAGES: the sitemaps render in it, and x_default names its URL.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français"), ("de", "Deutsch")]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

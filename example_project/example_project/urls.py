@@ -1,4 +1,5 @@
-from django.urls import path, register_converter
+from django.conf.urls.i18n import i18n_patterns
+from django.urls import include, path, register_converter
 from django.views.generic import TemplateView
 
 import django_sitemapkit as sitemapkit
@@ -37,3 +38,7 @@ urlpatterns = [
     path("tags/<str:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
     path("authors/<int:pk>/", views.AuthorDetailView.as_view(), name="author-detail"),
 ]
+
+# The guides app is multilingual: /en/guides/..., /fr/guides/..., /de/guides/...
+# (its sitemaps, in guides/sitemaps.py, list each guide in all three languages).
+urlpatterns += i18n_patterns(path("guides/", include("guides.urls")))

@@ -1,9 +1,11 @@
-"""django-sitemapkit's section over the articles, in one of two modes.
+"""django-sitemapkit's section over the articles, in one of three modes.
 
 ``BENCH_SITEMAPKIT_MODE=fast`` (default) names the URL pattern and the column
 that fills it, the fast path; ``absurl`` lists model instances and calls
-``get_absolute_url()`` on each. Only one is registered per process so that
-``sitemapkit_build`` builds exactly one section of N URLs.
+``get_absolute_url()`` on each; ``i18n`` (set by ``benchsite.settings_i18n``)
+is the fast path in three languages, with alternates and x-default. Only one
+is registered per process so that ``sitemapkit_build`` builds exactly one
+section (N URLs; 3N with ``i18n``).
 """
 
 from django.conf import settings
@@ -33,5 +35,17 @@ elif MODE == "absurl":
     class AbsoluteUrlArticleSitemap(_Articles):
         pass  # <loc> from get_absolute_url()
 
+elif MODE == "i18n":
+
+    @sitemapkit.register(BenchArticle, section="articles-i18n")
+    class I18nArticleSitemap(_Articles):
+        # Every article in en, fr and de (settings_i18n.LANGUAGES), each entry
+        # with its three alternates and x-default; limit 50,000 URLs a file.
+        url_name = "bench-article"
+        url_kwargs = {"slug": "slug"}
+        i18n = True
+        alternates = True
+        x_default = True
+
 else:
-    raise RuntimeError(f"BENCH_SITEMAPKIT_MODE must be 'fast' or 'absurl', not {MODE!r}")
+    raise RuntimeError(f"BENCH_SITEMAPKIT_MODE must be 'fast', 'absurl' or 'i18n', not {MODE!r}")

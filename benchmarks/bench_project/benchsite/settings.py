@@ -8,7 +8,8 @@ driver (``benchmarks/run.py``) can start each measurement as a fresh process:
 ``BENCH_SITEMAPKIT_MODE``
     ``fast`` (default): the section names its URL pattern (``url_name`` /
     ``url_kwargs``); ``absurl``: the section lists model instances and calls
-    ``get_absolute_url()`` for each. See ``bench/sitemaps.py``.
+    ``get_absolute_url()`` for each. See ``bench/sitemaps.py``. (``i18n``, the
+    fast path in three languages, comes with ``benchsite.settings_i18n``.)
 ``BENCH_BUILD_DIR``
     ``SITEMAPKIT["BUILD_DIR"]`` for ``sitemapkit_build``.
 ``BENCH_ICV_DIR``

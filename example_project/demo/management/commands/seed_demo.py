@@ -1,6 +1,6 @@
-"""Fill the demo tables with lots of rows, fast.
+"""Fill the demo (and guides) tables with lots of rows, fast.
 
-    python example_project/manage.py seed_demo [--count N] [--clear] [--if-empty]
+    python example_project/manage.py seed_demo [--count N] [--guides N] [--clear] [--if-empty]
 
 Creates N articles (about 95% published), N/10 tags and N/100 authors with raw
 ``executemany`` INSERTs in batches (``COPY`` on PostgreSQL with psycopg 3),
@@ -8,9 +8,14 @@ inside a single transaction; no model instances are built.  ``updated_at`` value
 few rows with awkward slugs/names (Unicode, ``& ' " < >``, spaces, ``%``, ``?``,
 ``#``) come first so the sitemap's URL quoting and XML escaping get exercised.
 
+The guides app gets ``--guides`` guides (default 300, about 10% drafts), spread
+over a handful of topics, the same way.
+
 Without ``--clear``, rows are added after the current maximum id of each table
 (slugs continue from there, so they stay unique) and the awkward rows are only
-added if they are not present yet.
+added if they are not present yet.  With ``--if-empty``, each app's tables are
+seeded only while they are all empty: a database seeded before the guides app
+existed gets its guides on the next run.
 """
 
 from __future__ import annotations
@@ -24,13 +29,17 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
+from django.utils.text import slugify
 
 import django_sitemapkit as sitemapkit
 from demo.models import Article, Author, Tag
+from guides.models import Guide, Topic
 
 YEAR_SECONDS = 365 * 24 * 60 * 60
 PUBLISHED_RATIO = 0.95
-PG_ROWS_PER_STATEMENT = 2000  # 2000 rows x 4 columns, well under 65535 params
+PG_ROWS_PER_STATEMENT = 2000  # 2000 rows x 5 columns, well under 65535 params
+DRAFT_RATIO = 0.1
+GUIDE_TOPICS = ["Getting started", "Deployment", "Databases", "Caching", "Security", "Testing"]
 
 AWKWARD_ARTICLES = [  # (title, slug)
     ("Café in 日本", "café-日本"),
@@ -54,7 +63,7 @@ def _chunks(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
 class Command(BaseCommand):
     help = (
         "Seed the demo app with N articles (~95% published), N/10 tags and "
-        "N/100 authors using fast bulk inserts."
+        "N/100 authors using fast bulk inserts, and the guides app with --guides guides."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -63,6 +72,12 @@ class Command(BaseCommand):
             type=int,
             default=10_000,
             help="Number of articles to create (default: 10000).",
+        )
+        parser.add_argument(
+            "--guides",
+            type=int,
+            default=300,
+            help="Number of guides to create, about 10%% drafts (default: 300).",
         )
         parser.add_argument(
             "--clear",
@@ -88,10 +103,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         count: int = options["count"]
+        guides: int = options["guides"]
         batch_size: int = options["batch_size"]
         using: str = options["database"]
         if count < 0:
             raise CommandError("--count must be >= 0")
+        if guides < 0:
+            raise CommandError("--guides must be >= 0")
         if batch_size < 1:
             raise CommandError("--batch-size must be >= 1")
         if options["clear"] and options["if_empty"]:
@@ -102,21 +120,37 @@ class Command(BaseCommand):
         self.batch_size = batch_size
         self.rng = random.Random(count)
         self.now = datetime.now(UTC).replace(microsecond=0)
-        models_ = (Article, Tag, Author)
+        demo_models = (Article, Tag, Author)
+        guides_models = (Guide, Topic)  # Guide first: its rows refer to topics
+        models_ = (*demo_models, *guides_models)
 
         started = time.perf_counter()
+        done: list[str] = []
         with transaction.atomic(using=using):
+            seed_demo = seed_guides = True
             if options["clear"]:
                 self.clear(models_)
-            elif options["if_empty"] and any(
-                model._default_manager.using(using).exists() for model in models_
-            ):
-                if options["verbosity"] >= 1:
-                    self.stdout.write("seed_demo: demo tables already contain rows; nothing to do.")
-                return
-            published = self.seed_articles(count)
-            tags = self.seed_tags(count // 10)
-            authors = self.seed_authors(count // 100)
+            elif options["if_empty"]:
+                seed_demo = self.empty(demo_models)
+                seed_guides = self.empty(guides_models)
+            if seed_demo:
+                published = self.seed_articles(count)
+                tags = self.seed_tags(count // 10)
+                authors = self.seed_authors(count // 100)
+                done.append(
+                    f"{count:,} articles ({published:,} published), {tags:,} tags, "
+                    f"{authors:,} authors"
+                )
+            if seed_guides:
+                topics = self.seed_topics(len(GUIDE_TOPICS) if guides else 0)
+                live = self.seed_guides(guides)
+                done.append(f"{guides:,} guides ({live:,} published), {topics:,} topics")
+        if not done:
+            if options["verbosity"] >= 1:
+                self.stdout.write(
+                    "seed_demo: the demo and guides tables already contain rows; nothing to do."
+                )
+            return
         # Raw SQL sends no post_save/post_delete signals, so tell
         # django_sitemapkit to drop its cached sitemap files for these models.
         sitemapkit.invalidate(*models_)
@@ -124,8 +158,7 @@ class Command(BaseCommand):
 
         if options["verbosity"] >= 1:
             self.stdout.write(
-                f"seed_demo: inserted {count:,} articles ({published:,} published), "
-                f"{tags:,} tags, {authors:,} authors in {elapsed:.2f}s "
+                f"seed_demo: inserted {'; '.join(done)} in {elapsed:.2f}s "
                 f"[{self.connection.vendor}]"
             )
 
@@ -141,6 +174,10 @@ class Command(BaseCommand):
         with self.connection.cursor() as cursor:
             for model in models_:
                 cursor.execute(f"DELETE FROM {qn(model._meta.db_table)}")
+
+    def empty(self, models_: Sequence[type[models.Model]]) -> bool:
+        """True if none of ``models_``' tables holds a row."""
+        return not any(model._default_manager.using(self.using).exists() for model in models_)
 
     def next_index(self, model: type[models.Model]) -> int:
         """First number to use in generated slugs/names: max(id) + 1."""
@@ -256,3 +293,34 @@ class Command(BaseCommand):
                 yield (f"Author {i}",)
 
         return self.insert(Author, ["name"], rows())
+
+    def seed_topics(self, count: int) -> int:
+        """Insert the guides' topics (only those whose slug is not taken yet)."""
+        taken = set(Topic._default_manager.using(self.using).values_list("slug", flat=True))
+        names = [name for name in GUIDE_TOPICS[:count] if slugify(name) not in taken]
+        timestamps = self.random_timestamps()
+        rows = ((name, slugify(name), next(timestamps)) for name in names)
+        return self.insert(Topic, ["name", "slug", "updated_at"], rows)
+
+    def seed_guides(self, count: int) -> int:
+        """Insert ``count`` guides (~10% drafts) over the topics; return how many are published."""
+        topic_ids = list(
+            Topic._default_manager.using(self.using).order_by("pk").values_list("pk", flat=True)
+        )
+        if count and not topic_ids:
+            raise CommandError("No topics to file the guides under.")
+        start = self.next_index(Guide)
+        published = 0
+
+        def rows() -> Iterator[tuple[Any, ...]]:
+            nonlocal published
+            rand = self.rng.random
+            timestamps = self.random_timestamps()
+            for i in range(start, start + count):
+                is_draft = rand() < DRAFT_RATIO
+                published += not is_draft
+                topic = topic_ids[i % len(topic_ids)]
+                yield (f"Guide {i}", f"guide-{i}", topic, is_draft, next(timestamps))
+
+        self.insert(Guide, ["title", "slug", "topic", "is_draft", "pub_date"], rows())
+        return published

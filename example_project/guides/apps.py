@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class GuidesConfig(AppConfig):
+    name = "guides"
+    verbose_name = "Guides (multilingual, django.contrib.sitemaps classes)"
