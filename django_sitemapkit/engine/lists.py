@@ -33,9 +33,14 @@ def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
     return queryset if queryset.ordered else queryset.order_by("pk")
 
 
+def listed_items(sitemap: Sitemap) -> Sequence[Any] | QuerySet[Any]:
+    """The items ``sitemap`` lists now: its ``items()``, narrowed by the engine's rules."""
+    return sitemap.items()
+
+
 def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
     """Every non-empty page of the list section, with its item count and newest lastmod."""
-    items = sitemap.items()
+    items = listed_items(sitemap)
     if not isinstance(items, QuerySet):
         cuts = list_cuts(sitemap, context, items)
         return [
@@ -55,7 +60,7 @@ def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary
 
 def page_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
     """(position, item) of each item of page ``number``; PageNotFound when there is none."""
-    items = sitemap.items()
+    items = listed_items(sitemap)
     if isinstance(items, QuerySet):
         per_page = rows_per_page(sitemap)
         start = (number - 1) * per_page

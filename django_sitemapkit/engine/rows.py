@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import TextField
+from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import translation
 
@@ -119,11 +119,16 @@ def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
     return (lambda obj: None) if field is None else operator.attrgetter(field.attname)
 
 
+def listed_queryset(sitemap: ModelSitemap) -> QuerySet[Any]:
+    """The rows ``sitemap`` lists now: its ``get_queryset()``, narrowed by the engine's rules."""
+    return sitemap.get_queryset()
+
+
 def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
     field = sitemap.get_lastmod_field()
     return KeysetPages(
         sitemap.name,
-        sitemap.get_queryset(),
+        listed_queryset(sitemap),
         limit=rows_per_page(sitemap),
         lastmod_field=None if field is None else field.name,
     )
