@@ -17,7 +17,7 @@ peak-RSS counter (``/proc/self/clear_refs``), runs the timed work, and reports:
 ``process_peak_rss`` the whole process's peak (``ru_maxrss``), setup and warm-up included
 ``urls``, ``files``, ``xml_bytes``, ``gz_bytes``  what was produced, counted afterwards
 
-Contenders (see README.md): sitemapkit-build-fast, sitemapkit-build-absurl,
+Contenders (see README.md): sitemapkit-build-fast, sitemapkit-images-build, sitemapkit-build-absurl,
 contrib-views, icv-generate, floor, floor-gzip, sitemapkit-view-first,
 sitemapkit-view-last, sitemapkit-view-index, count, sitemapkit-incremental;
 in three languages (``benchsite.settings_i18n``): sitemapkit-i18n-build,
@@ -64,6 +64,7 @@ LOC_RE = re.compile(rb"<loc>([^<]*)</loc>")
 
 CONTENDERS = (
     "sitemapkit-build-fast",
+    "sitemapkit-images-build",
     "sitemapkit-build-absurl",
     "contrib-views",
     "icv-generate",
@@ -195,8 +196,8 @@ def count_files(folder: Path, index_names: tuple[str, ...]) -> dict[str, int]:
 # --------------------------------------------------------------------------- seeding
 
 
-def seed_rows(count: int) -> Iterator[tuple[str, str, datetime, bool]]:
-    """(slug, title, updated_at, published) of articles 1..count, deterministic."""
+def seed_rows(count: int) -> Iterator[tuple[str, str, datetime, bool, str]]:
+    """(slug, title, updated_at, published, image) of articles 1..count, deterministic."""
     rng = random.Random(20260101)
     randrange = rng.randrange
     for i in range(1, count + 1):
@@ -205,6 +206,7 @@ def seed_rows(count: int) -> Iterator[tuple[str, str, datetime, bool]]:
             f"Article number {i}",
             SEED_EPOCH - timedelta(seconds=randrange(YEAR_SECONDS)),
             True,
+            f"/media/articles/article-{i}.jpg",
         )
 
 
@@ -216,7 +218,7 @@ def seed(count: int) -> None:
     from bench.models import BenchArticle
 
     table = connection.ops.quote_name(BenchArticle._meta.db_table)
-    columns = "slug, title, updated_at, published"
+    columns = "slug, title, updated_at, published, image"
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(f"TRUNCATE {table} RESTART IDENTITY")
@@ -229,10 +231,10 @@ def seed(count: int) -> None:
                 "DELETE FROM sqlite_sequence WHERE name = %s", [BenchArticle._meta.db_table]
             )
             adapt = connection.ops.adapt_datetimefield_value
-            sql = f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s)"
+            sql = f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s)"
             batch: list[tuple[Any, ...]] = []
-            for slug, title, updated_at, published in seed_rows(count):
-                batch.append((slug, title, adapt(updated_at), published))
+            for slug, title, updated_at, published, image in seed_rows(count):
+                batch.append((slug, title, adapt(updated_at), published, image))
                 if len(batch) == 10_000:
                     cursor.executemany(sql, batch)
                     batch.clear()
@@ -280,7 +282,9 @@ def do_prepare(rows: int, force: bool, warm_i18n: bool = False) -> dict[str, Any
     call_command("migrate", verbosity=0, interactive=False)
     have = BenchArticle.objects.count()
     max_id = BenchArticle.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-    reseed = force or have != rows or max_id != rows
+    # A table seeded before the image column existed has no images: seed again.
+    imageless = BenchArticle.objects.filter(image="").exists()
+    reseed = force or have != rows or max_id != rows or imageless
     if reseed:
         t0 = time.perf_counter()
         seed(rows)
@@ -302,7 +306,7 @@ def do_prepare(rows: int, force: bool, warm_i18n: bool = False) -> dict[str, Any
             call_command("icv_sitemaps_setup", stdout=StringIO())
         info["icv_sections"] = list(SitemapSection.objects.values_list("name", flat=True))
     # Page boundaries are cut and stored on first use; do it here, untimed.
-    for mode in ("fast", "absurl", *(["i18n"] if warm_i18n else [])):
+    for mode in ("fast", "images", "absurl", *(["i18n"] if warm_i18n else [])):
         warm = run_child(
             ["sitemapkit-view-index", "--rows", str(rows)], {"BENCH_MODE_OVERRIDE": mode}
         )
@@ -687,6 +691,7 @@ def main() -> None:
     runners: dict[str, Callable[..., dict[str, Any]]] = {
         "sitemapkit-build-fast": lambda **kw: sitemapkit_build("fast", **kw),
         "sitemapkit-build-absurl": lambda **kw: sitemapkit_build("absurl", **kw),
+        "sitemapkit-images-build": lambda **kw: sitemapkit_build("images", **kw),
         "sitemapkit-incremental": sitemapkit_incremental,
         "contrib-views": contrib_views,
         "icv-generate": icv_generate,

@@ -19,6 +19,7 @@ from django_sitemapkit.conf import BaseUrlError
 from django_sitemapkit.publishing.base import BuildLocked, PublishError
 from django_sitemapkit.registration import AlreadyRegistered, NotRegistered
 from django_sitemapkit.serving.robots import robots_txt
+from django_sitemapkit.siteconfig import SiteConfig, current_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 from django_sitemapkit.sites import (
     SitemapSite,
@@ -45,12 +46,14 @@ __all__ = [
     "ModelSitemap",
     "NotRegistered",
     "PublishError",
+    "SiteConfig",
     "Sitemap",
     "SitemapSite",
     "StaticViewSitemap",
     "__version__",
     "autodiscover",
     "build",
+    "current_site",
     "invalidate",
     "register",
     "register_sitemaps",

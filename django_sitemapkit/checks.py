@@ -9,9 +9,10 @@ unknown CACHE_ALIAS, E014 a section lists URLs outside the index's directory,
 E015 a section name registered in two sites, E016 i18n languages outside
 settings.LANGUAGES, E017 a protocol other than the sitemap's scheme, E018
 url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
-not a QuerySet.
+not a QuerySet, E020 SITES malformed, E021 a site lists an unregistered
+section, W002 a ModelSitemap news section without news_date_field.
 
-Each section's own checks (E004-E006, E008, E009, E016-E019, W001) are its
+Each section's own checks (E004-E006, E008, E009, E016-E019, W001, W002) are its
 ``Sitemap.check()`` (sitemapchecks.py); each site's (E007) ``SitemapSite.check()``.
 
 E014 reads no database: a section whose URLs only rows can tell is checked
@@ -35,6 +36,7 @@ from django_sitemapkit.conf import (
     clean_base_url,
 )
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit.siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
 from django_sitemapkit.sitemapchecks import describe
 from django_sitemapkit.sites import all_sites
 
@@ -86,8 +88,32 @@ def check_settings(
                 id="sitemapkit.E013",
             )
         )
-    errors.extend(_check_base_url(raw))
+    if raw.get("SITES"):
+        errors.extend(_check_sites_setting())
+    else:
+        errors.extend(_check_base_url(raw))
     return errors
+
+
+def _check_sites_setting() -> list[CheckMessage]:
+    """E020: SITES malformed; E021: a site lists a section no one registered."""
+    try:
+        sites = configured_sites()
+    except SitesError as exc:
+        hint = 'SITES = {"shop": {"BASE_URL": "https://shop.example.com", "SECTIONS": [...]}}'
+        return [Error(str(exc), hint=hint, id="sitemapkit.E020")]
+    registered = {name for site in all_sites() for name in site.sections()}
+    return [
+        Error(
+            f"SITEMAPKIT['SITES'][{config.name!r}]['SECTIONS'] names {name!r}, which no "
+            "sitemap registers.",
+            hint=f"Registered sections: {', '.join(sorted(registered)) or 'none'}.",
+            id="sitemapkit.E021",
+        )
+        for config in sites
+        for name in config.sections or ()
+        if name not in registered
+    ]
 
 
 def _check_base_url(raw: dict[str, Any]) -> list[CheckMessage]:
@@ -131,21 +157,33 @@ def check_index_directory(
     """E014: sections whose URLs the index's directory cannot list, as far as known without rows."""
     errors: list[CheckMessage] = []
     for site in all_sites():
-        try:
-            directory = IndexDirectory(base_url(), site.name)
-        except Exception:
-            # No usable BASE_URL (E001/E002, or USE_REQUEST_HOST without one) or a
-            # broken URLconf (Django's own URL checks report it): nothing to compare.
-            continue
-        for sitemap in site:
-            with without_database():
-                misplaced = directory.misplaced(sitemap)
-            if misplaced is not None:
-                errors.append(
-                    Error(
+        for config in _base_urls():
+            try:
+                url = base_url() if config is None else config.base_url
+                directory = IndexDirectory(url, site.name)
+            except Exception:
+                # No usable BASE_URL (E001/E002, or USE_REQUEST_HOST without one) or a
+                # broken URLconf (Django's own URL checks report it): nothing to compare.
+                continue
+            for sitemap in site:
+                if config is not None and not config.lists(sitemap.name):
+                    continue
+                with without_database():
+                    misplaced = directory.misplaced(sitemap)
+                if misplaced is not None:
+                    error = Error(
                         f"{describe(sitemap)} {misplaced}",
                         hint=INDEX_AT_ROOT_HINT,
                         id="sitemapkit.E014",
                     )
-                )
+                    if error not in errors:
+                        errors.append(error)
     return errors
+
+
+def _base_urls() -> list[SiteConfig | None]:
+    """The sites whose base URL files are made for: each of SITES, else BASE_URL's (None)."""
+    try:
+        return selected_sites(None)
+    except SitesError:
+        return []  # E020

@@ -56,6 +56,9 @@ DEFAULTS: dict[str, Any] = {
     "SERVE_BUILT_FILES": True,
     # Filesystem path of the robots.txt that `sitemapkit_robots` maintains.
     "ROBOTS_TXT_PATH": None,
+    # Several sites from one project: name -> {"BASE_URL", "SECTIONS",
+    # "ROBOTS_TXT_PATH", "SITE_ID"} (see siteconfig.py); None for one site.
+    "SITES": None,
 }
 
 
@@ -73,6 +76,7 @@ class SitemapkitSettings:
     GZIP: bool
     INDEX_LINKS_GZIP: bool
     SERVE_BUILT_FILES: bool
+    SITES: dict[str, Any] | None
 
 
 def user_settings() -> dict[str, Any]:

@@ -143,6 +143,7 @@ class ModelSitemapChecks(SitemapChecks):
         label = describe(sitemap)
         messages.extend(self._check_column_rows(sitemap, label))
         messages.extend(self._check_items(sitemap, label))
+        messages.extend(self._check_news_date_field(sitemap, label))
         if sitemap.model is not None:
             messages.extend(self._check_lastmod_field(sitemap, label))
         return messages
@@ -164,6 +165,19 @@ class ModelSitemapChecks(SitemapChecks):
                 hint="Remove url_name to list instances through those methods, or read the "
                 "values from columns (url_kwargs, lastmod_field) and remove the methods.",
                 id="sitemapkit.E018",
+            )
+        ]
+
+    def _check_news_date_field(self, sitemap: Any, label: str) -> list[CheckMessage]:
+        if sitemap.news_date_field is not None or not _defined_by_project(type(sitemap), "news"):
+            return []
+        return [
+            Warning(
+                f"{label}: news() makes it a news section, but without news_date_field every "
+                "row is read to find the last two days' articles, and the index lists pages "
+                "of old rows.",
+                hint="Name the publication date field: news_date_field = 'published_at'.",
+                id="sitemapkit.W002",
             )
         ]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from django.core.checks import CheckMessage
@@ -26,6 +26,7 @@ from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve,
 from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.w3c import Lastmod
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
+from django_sitemapkit.siteconfig import SiteConfig
 from django_sitemapkit.sitemapchecks import ModelSitemapChecks, SitemapChecks
 
 __all__ = ["ModelSitemap", "Sitemap", "StaticViewSitemap"]
@@ -84,12 +85,38 @@ class Sitemap:
         model: type[models.Model] | None = learned["_items_model"]
         return model
 
+    def for_site(self, items: Any, site: SiteConfig) -> Any:
+        """The part of ``items`` (what ``items()`` or ``get_queryset()`` gives) ``site`` lists.
+
+        Every item by default; override to narrow a section shared by several
+        sites (``SITEMAPKIT["SITES"]``), e.g. ``items.filter(site=site.name)``.
+        """
+        return items
+
     def location(self, item: Any) -> str:
         return str(item.get_absolute_url())
 
     def extra_xml(self, item: Any) -> tuple[str, ...]:
-        """Serialised extension elements for ``item`` (none by default)."""
+        """Serialised extension elements for ``item`` (none by default).
+
+        Checked: an item whose fragment is not well-formed or uses an undeclared prefix is skipped.
+        """
         return ()
+
+    def images(self, item: Any) -> Iterable[str | Mapping[str, Any]]:
+        """``item``'s image URLs (or dicts with ``"loc"``): ``<image:image>``, at most 1,000."""
+        return ()
+
+    def videos(self, item: Any) -> Iterable[Mapping[str, Any]]:
+        """``item``'s videos: dicts of Google's video tags (``thumbnail_loc``, ``title``, ...)."""
+        return ()
+
+    def news(self, item: Any) -> Mapping[str, Any] | None:
+        """``item``'s ``publication_name``, ``publication_language``, ``publication_date``, ``title``.
+
+        Defining it makes a news section: articles of the last two days, 1,000 a file.
+        """
+        return None
 
     @property
     def name(self) -> str:
@@ -122,6 +149,10 @@ class ModelSitemap(Sitemap):
     url_kwargs: Mapping[str, str] = {}
     changefreq_field: str | None = None
     priority_field: str | None = None
+    #: A field holding an image URL or file (``"cover"``), or a related one (``"photos__file"``).
+    images_field: str | None = None
+    #: A news section's publication date field: the two-day window is applied in SQL.
+    news_date_field: str | None = None
 
     def items(self) -> QuerySet[Any]:
         return self.get_queryset()

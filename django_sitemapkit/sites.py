@@ -29,6 +29,7 @@ from django_sitemapkit.registration import (
 from django_sitemapkit.serving import routes
 from django_sitemapkit.serving.cache import invalidate_sections
 from django_sitemapkit.serving.invalidation import sections_of, target_sections
+from django_sitemapkit.siteconfig import SiteConfig
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 # Every site made, for what concerns them all: model signals and system checks.
@@ -157,7 +158,9 @@ class SitemapSite:
         rerender: bool = False,
         dry_run: bool = False,
         progress: Progress | None = None,
+        site: str | SiteConfig | None = None,
     ) -> Builder:
+        """A build of the sections; of one site's, into its folder, under ``SITEMAPKIT["SITES"]``."""
         return Builder(
             publisher=publisher,
             sitemaps=self,
@@ -165,6 +168,7 @@ class SitemapSite:
             rerender=rerender,
             dry_run=dry_run,
             progress=progress,
+            site=site,
         )
 
     def build(
@@ -176,12 +180,18 @@ class SitemapSite:
         rerender: bool = False,
         dry_run: bool = False,
         wait: float = 0,
+        site: str | SiteConfig | None = None,
     ) -> BuildResult:
         """Render every file into the storage and publish them at once: ``sitemapkit_build``.
 
+        Under ``SITEMAPKIT["SITES"]`` one site is built: ``site`` names it
+        (it may be left out when only one is configured).
+
         Raises BuildError, BuildLocked or PublishError; nothing is published then.
         """
-        builder = self.builder(publisher=publisher, full=full, rerender=rerender, dry_run=dry_run)
+        builder = self.builder(
+            publisher=publisher, full=full, rerender=rerender, dry_run=dry_run, site=site
+        )
         return builder.run(list(sections) if sections else None, wait=wait)
 
     # -- checks -------------------------------------------------------------
@@ -273,16 +283,8 @@ def invalidate(*targets: type[models.Model] | str) -> None:
     site.invalidate(*targets)
 
 
-def build(
-    sections: Sequence[str] | None = None,
-    *,
-    full: bool = False,
-    rerender: bool = False,
-    dry_run: bool = False,
-    wait: float = 0,
-) -> BuildResult:
-    """Build the default site: ``sitemapkit_build`` from Python; see :meth:`SitemapSite.build`."""
-    return site.build(sections, full=full, rerender=rerender, dry_run=dry_run, wait=wait)
+#: Build the default site: ``sitemapkit_build`` from Python; see :meth:`SitemapSite.build`.
+build = site.build
 
 
 def autodiscover() -> None:

@@ -102,3 +102,17 @@ def test_lastmod_method_without_a_lastmod_field_does_not_warn(sitemaps: Any) -> 
 def test_without_lastmod_method_the_missing_field_still_warns(sitemaps: Any) -> None:
     sitemapkit.register(Author)
     assert ids(check_sites()) == ["sitemapkit.W001"]
+
+
+def test_a_model_news_section_without_news_date_field_warns(sitemaps: Any) -> None:
+    @sitemapkit.register(Entry)
+    class EntrySitemap(sitemapkit.ModelSitemap):
+        lastmod_field = "pub_date"
+
+        def news(self, item: Any) -> dict[str, Any]:
+            return {}
+
+    [message] = check_sites()
+    assert message.id == "sitemapkit.W002"
+    EntrySitemap.news_date_field = "pub_date"
+    assert check_sites() == []

@@ -29,11 +29,18 @@ from django_sitemapkit.building.sectionpages import SectionPages
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
 from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rendering import IndexEntry, Sections, make_context, write_index
+from django_sitemapkit.engine.rendering import (
+    IndexEntry,
+    Sections,
+    SiteSections,
+    make_context,
+    write_index,
+)
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.publishing.base import Publisher, Transaction
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher
+from django_sitemapkit.siteconfig import SiteConfig, SitesError, one_site, rendering_site
 
 # What other modules import from here, wherever it is defined.
 __all__ = [
@@ -57,13 +64,23 @@ class Builder:
         dry_run: bool = False,
         progress: Progress | None = None,
         rerender: bool = False,
+        site: str | SiteConfig | None = None,
     ) -> None:
         conf = get_settings()
         try:
-            self.base_url = base_url()
-        except BaseUrlError as exc:
+            #: The site of ``SITEMAPKIT["SITES"]`` built: its base URL, sections and folder.
+            self.site = site = one_site(site)
+        except (LookupError, SitesError) as exc:
             raise BuildError(str(exc)) from None
-        self.publisher = publisher or get_publisher()
+        if site is not None:
+            self.base_url = site.base_url
+            sitemaps = SiteSections(sitemaps, site)
+        else:
+            try:
+                self.base_url = base_url()
+            except BaseUrlError as exc:
+                raise BuildError(str(exc)) from None
+        self.publisher = publisher or get_publisher(site)
         self.sitemaps = sitemaps
         self.full = full
         # Render every page and compare bytes, even where fingerprints match.
@@ -78,12 +95,13 @@ class Builder:
     def run(self, sections: list[str] | None = None, *, wait: float = 0) -> BuildResult:
         unknown = sorted(set(sections or []) - set(self.sitemaps.sections()))
         if unknown:
+            where = "registered" if self.site is None else f"listed on site {self.site.name!r}"
             raise BuildError(
-                f"Unknown section {', '.join(map(repr, unknown))}; registered: "
+                f"Unknown section {', '.join(map(repr, unknown))}; {where}: "
                 f"{', '.join(self.sitemaps.sections()) or 'none'}."
             )
         start = time.perf_counter()
-        with self.publisher.lock(wait=wait), rendering_language():
+        with self.publisher.lock(wait=wait), rendering_language(), rendering_site(self.site):
             result = BuildResult(dry_run=self.dry_run)
             if not self.dry_run:
                 result.cleaned = self.publisher.cleanup()

@@ -177,6 +177,7 @@ class PageFiles:
         self._result.urls += page.url_count
         self._result.skipped += page.skipped
         self._result.lastmods_dropped += page.lastmods_dropped
+        self._result.images_dropped += page.images_dropped
         self._result.bytes += page.size
 
     def _announced_lastmod(

@@ -21,6 +21,8 @@ class BuildResult:
     # Entries of the pages rendered by this build listed without their
     # lastmod, which could not be written.
     lastmods_dropped: int = 0
+    # Images left out of the pages rendered (past 1,000 per URL, or not URLs).
+    images_dropped: int = 0
     bytes: int = 0
     seconds: float = 0.0
     dry_run: bool = False
@@ -45,9 +47,12 @@ class BuildResult:
         self.skipped += count
 
     def _dropped(self) -> str:
-        if not self.lastmods_dropped:
-            return ""
-        return f", {self.lastmods_dropped:,} without their unwritable lastmod"
+        text = ""
+        if self.lastmods_dropped:
+            text += f", {self.lastmods_dropped:,} without their unwritable lastmod"
+        if self.images_dropped:
+            text += f", {self.images_dropped:,} images dropped"
+        return text
 
 
 # Told (pages done, pages in all) as each page of a build is done.

@@ -189,6 +189,7 @@ class _SplicedPage:
         self._newest = record.fingerprint_lastmod()
         self._identical = True
         self._dropped = 0
+        self._images_dropped = 0
 
     @classmethod
     def read(cls, record: FileRecord, read: ReadFile, gzip: bool) -> _SplicedPage | None:
@@ -230,6 +231,7 @@ class _SplicedPage:
         segment = part.pieces[1]
         self._identical = self._identical and segment == self._pieces[position + 1]
         self._dropped += part.lastmods_dropped
+        self._images_dropped += part.images_dropped
         self._pieces[position + 1] = segment
         del self._reused[position + 1]
         if self._compressed is not None:
@@ -255,6 +257,7 @@ class _SplicedPage:
             reused_gz=self._reused_gz,
             digest=record.sha256 if self._identical else None,
             lastmods_dropped=self._dropped,
+            images_dropped=self._images_dropped,
         )
 
 

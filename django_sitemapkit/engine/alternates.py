@@ -93,7 +93,7 @@ class LanguageEntries:
         try:
             details = factory.details(item, self.links(located))
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
-            factory.skip(item, f"{type(exc).__name__}: {exc}")
+            factory.reject(item, exc)
             return None
         # Languages whose URL is the same (no i18n_patterns) are one page.
         locs = list(dict.fromkeys(loc for _code, loc in located))

@@ -8,6 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django_sitemapkit.engine.extensions import (
+    EntryRejected,
+    Extensions,
+    max_entries,
+    namespaces,
+)
 from django_sitemapkit.engine.urltemplates import UrlTemplate
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
@@ -94,8 +100,11 @@ class EntryFactory:
             if access.priority is None or callable(access.priority)
             else f"<priority>{format_priority(float(access.priority))}</priority>"
         )
-        self.extra_xml = sitemap.extra_xml
-        self.has_extra_xml = type(sitemap).extra_xml is not Sitemap.extra_xml
+        # Images, videos, news and extra_xml(): whether any, and the XML of each item.
+        self.extensions = Extensions(
+            sitemap, context.locations.base_url, context.tz, access.describe
+        )
+        self.has_extra_xml = self.extensions.active
         # Whether details() differ per item; when not, they are formatted once.
         self.details_vary = (
             callable(access.changefreq) or callable(access.priority) or self.has_extra_xml
@@ -140,8 +149,23 @@ class EntryFactory:
         try:
             return self._element(item, loc, lastmod_xml)
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
-            self.skip(item, f"{type(exc).__name__}: {exc}")
+            self.reject(item, exc)
             return None
+
+    def reject(self, item: Any, exc: Exception) -> None:
+        """Skip ``item``, whose details raised ``exc``; old news is left out without a warning."""
+        if isinstance(exc, EntryRejected) and exc.quiet:
+            self.skipped += 1
+            logger.debug(
+                "Sitemap section %r: left out %s: %s.",
+                self.sitemap.section,
+                self.access.describe(item),
+                exc,
+            )
+        elif isinstance(exc, EntryRejected):
+            self.skip(item, str(exc))
+        else:
+            self.skip(item, f"{type(exc).__name__}: {exc}")
 
     def locate(self, item: Any, location: Callable[[Any], Any]) -> str | None:
         """The ``<loc>`` of ``item`` from ``location``; None (skipped, logged) when it has none."""
@@ -193,7 +217,7 @@ class EntryFactory:
         priority_xml = self.priority_xml
         if callable(self.priority_attr):
             priority_xml = self._priority_xml(item, self.priority_attr(item))
-        extra = "".join(self.extra_xml(item)) if self.has_extra_xml else ""
+        extra = self.extensions(item) if self.has_extra_xml else ""
         return f"{changefreq_xml}{priority_xml}{links}{extra}"
 
     def _changefreq_xml(self, item: Any, changefreq: Any) -> str:
@@ -238,14 +262,10 @@ class EntryFactory:
         )
 
 
-XHTML_NS = "http://www.w3.org/1999/xhtml"
-
-
 def new_writer(sitemap: Sitemap) -> UrlsetWriter:
-    """An empty ``<urlset>`` file for ``sitemap``: its limit, the protocol's byte limit."""
-    namespaces = dict(sitemap.namespaces)
-    if sitemap.i18n and sitemap.alternates:
-        namespaces.setdefault("xhtml", XHTML_NS)
+    """An empty ``<urlset>`` for ``sitemap``: its limit, the byte limit, the namespaces it uses."""
     return UrlsetWriter(
-        max_entries=sitemap.limit, max_bytes=MAX_BYTES_PER_FILE, namespaces=namespaces
+        max_entries=max_entries(sitemap),
+        max_bytes=MAX_BYTES_PER_FILE,
+        namespaces=namespaces(sitemap),
     )

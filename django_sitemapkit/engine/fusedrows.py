@@ -19,10 +19,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from django.db.models import FileField
 from django.urls.converters import PathConverter, SlugConverter, StringConverter
 
 from django_sitemapkit.engine.entries import EntryFactory
+from django_sitemapkit.engine.imagesources import plain_file_prefix, target_field
 from django_sitemapkit.engine.rows import database_is_utc, url_values_unique
+from django_sitemapkit.protocol.images import image_element, images_xml
 from django_sitemapkit.protocol.locations import MAX_URL_LENGTH
 from django_sitemapkit.protocol.w3c import Lastmod, is_w3c_datetime, later
 from django_sitemapkit.protocol.writer import UrlsetWriter
@@ -33,6 +36,10 @@ from django_sitemapkit.sitemaps import ModelSitemap
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9_-]+").fullmatch
 _PLAIN_PATH = re.compile(r"/[A-Za-z0-9_~/-]*").fullmatch
 _IDENTITY_CONVERTERS = (StringConverter, SlugConverter, PathConverter)
+# An image path or a local storage's file name that no step of the general path changes.
+_PLAIN_IMAGE_PATH = re.compile(r"/(?!/)[A-Za-z0-9_~./-]*").fullmatch
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*").fullmatch
+_IMAGE_OPEN, _IMAGE_CLOSE = image_element("\0").split("\0")
 _ZERO = datetime.timedelta(0)
 
 
@@ -49,6 +56,7 @@ class FusedRows:
         lastmod_column: int | None,
         lastmod_text: Callable[[Any], str | None],
         unique_values: bool = False,
+        images: Callable[[Any], str | None] | None = None,
     ) -> None:
         # Sequences of URL values longer than one go through the general path.
         self.factory = factory
@@ -62,6 +70,8 @@ class FusedRows:
         # repeat a location, so they are only checked once a row of the
         # general path, whose normalisation might meet one of theirs, came.
         self.unique_values = unique_values
+        # A plain image column's value -> the row's tail (None: not plain).
+        self.images = images
 
     @classmethod
     def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FusedRows | None:
@@ -71,7 +81,7 @@ class FusedRows:
         if (
             callable(access.changefreq)
             or callable(access.priority)
-            or factory.has_extra_xml
+            or (factory.has_extra_xml and not factory.extensions.plain_column)
             or template is None
         ):
             return None
@@ -95,6 +105,7 @@ class FusedRows:
             None if field is None else 1 + url_columns,
             _lastmod_text(factory, db_is_utc=database_is_utc(sitemap)),
             unique_values=url_values_unique(sitemap),
+            images=plain_image_tail(sitemap, factory),
         )
 
     def render(
@@ -105,11 +116,9 @@ class FusedRows:
         base = self.base_url
         first, second = self.parts[0], self.parts[-1]
         single = len(self.parts) == 2
-        tail = self.tail
-        column = self.lastmod_column
-        lastmod_text = self.lastmod_text
-        add = writer.add_xml
-        locs = writer.locs
+        tail, images = self.tail, self.images
+        column, lastmod_text = self.lastmod_column, self.lastmod_text
+        add, locs = writer.add_xml, writer.locs
         tracking = not self.unique_values
         # The newest lastmod is tracked as the raw value of the rows written
         # here (all of one type) and, apart, as converted values of the rows
@@ -123,13 +132,14 @@ class FusedRows:
             value = row[1]
             if single and value.__class__ is str and _PLAIN_VALUE(value):
                 loc = base + first + value + second
-                if len(loc) <= MAX_URL_LENGTH:
+                row_tail = tail if images is None else images(row[-1])
+                if row_tail is not None and len(loc) <= MAX_URL_LENGTH:
                     if column is None or (raw := row[column]) is None:
-                        xml = f"<url><loc>{loc}</loc>{tail}"
+                        xml = f"<url><loc>{loc}</loc>{row_tail}"
                     else:
                         text = lastmod_text(raw)
                         if text is not None:
-                            xml = f"<url><loc>{loc}</loc><lastmod>{text}</lastmod>{tail}"
+                            xml = f"<url><loc>{loc}</loc><lastmod>{text}</lastmod>{row_tail}"
             general = xml is None
             if xml is None:
                 # Anything unusual: the general path decides (and logs skips).
@@ -193,3 +203,41 @@ def _lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], 
         return None
 
     return text
+
+
+def plain_image_tail(
+    sitemap: ModelSitemap, factory: EntryFactory
+) -> Callable[[Any], str | None] | None:
+    """For a plain image column: its value -> the entry's tail, or None for the general path.
+
+    A plain value is a path (or a local storage's file name) of characters no
+    step changes, so prefixing what the general path makes of a probe's
+    directory is all it would do.
+    """
+    if not factory.extensions.plain_column:
+        return None
+    field = target_field(sitemap)
+    to_url: Callable[[str], Any] = str
+    plain, probe = _PLAIN_IMAGE_PATH, "/x/y.jpg"
+    if isinstance(field, FileField):
+        if plain_file_prefix(field) is None:
+            return None
+        plain, probe, to_url = _PLAIN_NAME, "x/y.jpg", field.storage.url
+    made = images_xml([to_url(probe)], factory.context.locations.base_url).xml
+    end = probe + _IMAGE_CLOSE
+    if not made.startswith(_IMAGE_OPEN) or not made.endswith(end):
+        return None
+    prefix = made[len(_IMAGE_OPEN) : -len(end)]
+    const = factory.changefreq_xml + factory.priority_xml
+    empty = const + "</url>\n"
+
+    def image_tail(value: Any) -> str | None:
+        if value is None or value == "":
+            return empty
+        if value.__class__ is str and plain(value) and "/." not in value and "//" not in value:
+            url = prefix + value
+            if len(url) <= MAX_URL_LENGTH:
+                return f"{const}{_IMAGE_OPEN}{url}{_IMAGE_CLOSE}</url>\n"
+        return None
+
+    return image_tail

@@ -22,6 +22,7 @@ from django_sitemapkit.engine.factory import entry_factory
 from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.pages import PageNotFound, PageSummary
 from django_sitemapkit.engine.rows import rows_per_page
+from django_sitemapkit.engine.siteitems import narrowed
 from django_sitemapkit.protocol.w3c import Lastmod, later
 from django_sitemapkit.sitemaps import Sitemap
 
@@ -35,7 +36,7 @@ def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
 
 def listed_items(sitemap: Sitemap) -> Sequence[Any] | QuerySet[Any]:
     """The items ``sitemap`` lists now: its ``items()``, narrowed by the engine's rules."""
-    return sitemap.items()
+    return narrowed(sitemap, sitemap.items())
 
 
 def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:

@@ -30,6 +30,7 @@ from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.locations import LocationBuilder
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import IndexWriter
+from django_sitemapkit.siteconfig import SiteConfig, rendering_site
 from django_sitemapkit.sitemaps import Sitemap
 
 
@@ -47,6 +48,32 @@ class Sections(Protocol):
 
     def pages_changed(self, section: str) -> None:
         """The recorded pages of ``section`` changed: drop what lists them."""
+
+
+class SiteSections:
+    """The sections of ``sitemaps`` one site of ``SITEMAPKIT["SITES"]`` lists."""
+
+    def __init__(self, sitemaps: Sections, site: SiteConfig) -> None:
+        self.sitemaps = sitemaps
+        self.site = site
+        self.name = sitemaps.name
+
+    def get(self, section: str) -> Sitemap | None:
+        return self.sitemaps.get(section) if self.site.lists(section) else None
+
+    def __iter__(self) -> Iterator[Sitemap]:
+        return (sitemap for sitemap in self.sitemaps if self.site.lists(sitemap.name))
+
+    def sections(self) -> list[str]:
+        return [name for name in self.sitemaps.sections() if self.site.lists(name)]
+
+    def pages_changed(self, section: str) -> None:
+        self.sitemaps.pages_changed(section)
+
+
+def site_of(sitemaps: Sections) -> SiteConfig | None:
+    """The site whose sections ``sitemaps`` are, if they are one site's."""
+    return sitemaps.site if isinstance(sitemaps, SiteSections) else None
 
 
 # The URL namespace of the default site, whose URLs ``django_sitemapkit.urls`` holds.
@@ -153,7 +180,7 @@ def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections)
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
-    with rendering_language():
+    with rendering_language(), rendering_site(site_of(sitemaps)):
         page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
     if page.pages_changed:
         sitemaps.pages_changed(section)
@@ -230,6 +257,6 @@ def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
 
 def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
     """The index as the database has it now: one entry per non-empty page."""
-    with rendering_language():
+    with rendering_language(), rendering_site(site_of(sitemaps)):
         entries = index_entries(base_url=base_url, sitemaps=sitemaps)
         return write_index(entries, base_url=base_url, namespace=sitemaps.name)

@@ -24,12 +24,14 @@ from django.db.models.functions import Cast
 from django.utils import translation
 
 from django_sitemapkit.engine.entries import ItemAccess
+from django_sitemapkit.engine.extensions import max_entries, news_window
+from django_sitemapkit.engine.imagesources import image_column
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
 from django_sitemapkit.engine.pages import KeysetPages, KeySpan, PageSummary
 from django_sitemapkit.engine.rangestats import key_field
+from django_sitemapkit.engine.siteitems import narrowed, page_table_name
 from django_sitemapkit.engine.urltemplates import UrlTemplate
 from django_sitemapkit.protocol.w3c import Lastmod, later
-from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 # Backends whose text form of a datetime column is ISO 8601 that
@@ -53,7 +55,8 @@ def row_columns(sitemap: ModelSitemap) -> list[str]:
     ):
         if name is not None:
             columns.append(name)
-    return columns
+    image = image_column(sitemap)
+    return columns if image is None else [*columns, image]
 
 
 def lastmod_date_only(sitemap: ModelSitemap) -> bool | None:
@@ -66,7 +69,7 @@ def lastmod_date_only(sitemap: ModelSitemap) -> bool | None:
 
 def rows_per_page(sitemap: Sitemap) -> int:
     """Items per page: ``limit`` counts URLs, and an ``i18n`` item has one per language."""
-    limit = min(sitemap.limit, MAX_ENTRIES_PER_FILE)
+    limit = max_entries(sitemap)
     if sitemap.i18n:
         limit = max(1, limit // max(1, len(sitemap.get_languages())))
     return limit
@@ -121,13 +124,13 @@ def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
 
 def listed_queryset(sitemap: ModelSitemap) -> QuerySet[Any]:
     """The rows ``sitemap`` lists now: its ``get_queryset()``, narrowed by the engine's rules."""
-    return sitemap.get_queryset()
+    return news_window(sitemap, narrowed(sitemap, sitemap.get_queryset()))
 
 
 def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
     field = sitemap.get_lastmod_field()
     return KeysetPages(
-        sitemap.name,
+        page_table_name(sitemap),
         listed_queryset(sitemap),
         limit=rows_per_page(sitemap),
         lastmod_field=None if field is None else field.name,

@@ -55,6 +55,8 @@ class RenderedPage:
     digest: str | None = None
     # Entries listed without their lastmod, which could not be written.
     lastmods_dropped: int = 0
+    # Images left out: past Google's 1,000 per URL, or not URLs.
+    images_dropped: int = 0
 
     @property
     def content(self) -> bytes:
@@ -134,6 +136,7 @@ def render_page(
         segment_cuts=writer.segment_cuts,
         segment_skips=writer.segment_skips,
         lastmods_dropped=factory.lastmods_dropped,
+        images_dropped=factory.extensions.images_dropped,
     )
 
 
@@ -150,8 +153,11 @@ def write_page(
     Returns the newest lastmod written and the key of the first item that
     did not fit (None when all did).
     """
+    reader = factory.extensions.reader
     if sitemap.i18n:
         items = page_items(sitemap, number, context, span)
+        if reader is not None:
+            items = reader.prefetching(items)
         return write_language_entries(sitemap, factory, items, writer)
     if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
         fused = FusedRows.prepare(sitemap, factory)
@@ -159,7 +165,8 @@ def write_page(
             return fused.render(rows.page_rows(sitemap, number, span), writer)
     newest: Lastmod | None = None
     locs = writer.locs
-    for key, item in page_items(sitemap, number, context, span):
+    items = page_items(sitemap, number, context, span)
+    for key, item in items if reader is None else reader.prefetching(items):
         xml = factory(item)
         if xml is None:
             writer.skip()

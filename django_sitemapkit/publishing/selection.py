@@ -17,6 +17,8 @@ from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.publishing.base import Publisher, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.localfolder import LocalPublisher
+from django_sitemapkit.publishing.prefixed import PrefixedStorage
+from django_sitemapkit.siteconfig import SiteConfig
 
 
 def build_dir() -> Path:
@@ -32,36 +34,46 @@ def build_dir() -> Path:
     return Path(base_dir) / "sitemaps"
 
 
-_publishers: dict[tuple[str | None, str], Publisher] = {}
+_publishers: dict[tuple[str | None, str, str], Publisher] = {}
 
 
-def get_publisher() -> Publisher:
-    """The publisher for the configured storage (one per process, for its caches)."""
+def get_publisher(site: SiteConfig | None = None) -> Publisher:
+    """The publisher for the configured storage (one per process, for its caches).
+
+    Each site of ``SITEMAPKIT["SITES"]`` publishes into a folder of its name
+    (a prefix of the storage), with its own manifest and lock.
+    """
     alias = get_settings().STORAGE
+    folder = "" if site is None else site.name
     if alias is None:
         root = build_dir()
-        key: tuple[str | None, str] = (None, str(root))
+        key: tuple[str | None, str, str] = (None, str(root), folder)
         if key not in _publishers:
-            _publishers[key] = LocalPublisher(root)
+            _publishers[key] = LocalPublisher(root / folder if folder else root)
         return _publishers[key]
     storage = storages[alias]
-    key = (alias, str(id(storage)))
+    key = (alias, str(id(storage)), folder)
     if key not in _publishers:
         if isinstance(storage, FileSystemStorage):
-            _publishers[key] = LocalPublisher(Path(storage.location))
+            location = Path(storage.location)
+            _publishers[key] = LocalPublisher(location / folder if folder else location)
+        elif folder:
+            _publishers[key] = FlatPublisher(PrefixedStorage(storage, folder), f"{alias}/{folder}")
         else:
             _publishers[key] = FlatPublisher(storage, alias)
     return _publishers[key]
 
 
-def published_file(name: str) -> tuple[bytes, datetime.datetime | None] | None:
+def published_file(
+    name: str, site: SiteConfig | None = None
+) -> tuple[bytes, datetime.datetime | None] | None:
     """The bytes of ``name`` in the published build and its lastmod, if a build is published.
 
     Returns None when there is no build, so the caller renders instead; a
     build that does not contain ``name`` raises FileNotFoundError.
     """
     try:
-        publisher = get_publisher()
+        publisher = get_publisher(site)
     except PublishError:
         return None
     manifest = publisher.manifest()

@@ -49,12 +49,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import base_url
 from django_sitemapkit.engine.rendering import index_path
 from django_sitemapkit.publishing.diskio import fsync_directory
+from django_sitemapkit.siteconfig import configured_sites, site_for_host
 
 __all__ = [
     "Action",
@@ -278,6 +279,12 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 
     For sites without a robots.txt of their own: ``path("robots.txt", robots_txt)``.
     """
-    index_url = base_url(request) + index_path()
+    if configured_sites():
+        site = site_for_host(request.get_host())
+        if site is None:
+            raise Http404("No site of SITEMAPKIT['SITES'] is served at this host.")
+        index_url = site.base_url + index_path()
+    else:
+        index_url = base_url(request) + index_path()
     body = f"User-agent: *\nDisallow:\n\n{sitemap_line(index_url)}\n"
     return HttpResponse(body, content_type=ROBOTS_CONTENT_TYPE)

@@ -26,11 +26,14 @@ from django_sitemapkit.engine.rendering import (
     RenderedFile,
     SectionNotFound,
     Sections,
+    SiteSections,
     render_index,
     render_page,
+    site_of,
 )
 from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
+from django_sitemapkit.siteconfig import SiteConfig, configured_sites, site_for_host
 
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
 # Raw gzip, not a Content-Encoding: the file *is* a .gz, as sitemaps.org
@@ -45,18 +48,37 @@ _SECOND = datetime.timedelta(seconds=1)
 _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // _SECOND
 
 
-def _built(sitemaps: Sections, filename: str, gz: bool) -> RenderedFile | None:
+def _built(
+    sitemaps: Sections, filename: str, gz: bool, site: SiteConfig | None
+) -> RenderedFile | None:
     """The file from the published build (sitemapkit_build), if there is one."""
     conf = get_settings()
-    if not conf.SERVE_BUILT_FILES or conf.USE_REQUEST_HOST or sitemaps.name != URL_NAMESPACE:
-        # A build is made of the default site, for BASE_URL; other sites and
-        # per-host sites render per request.
+    if not conf.SERVE_BUILT_FILES or sitemaps.name != URL_NAMESPACE:
+        # Builds are made of the default site's sections.
+        return None
+    if site is None and conf.USE_REQUEST_HOST:
+        # A build is made for one base URL; per-host responses render per request.
         return None
     try:
-        found = published_file(filename + (".gz" if gz else ""))
+        found = published_file(filename + (".gz" if gz else ""), site)
     except FileNotFoundError:
         raise Http404("No such sitemap file in the published build.") from None
     return None if found is None else RenderedFile(*found)
+
+
+def _site_sections(request: HttpRequest, sitemaps: Sections) -> Sections:
+    """``sitemaps`` as the request's site lists them, under ``SITEMAPKIT["SITES"]``.
+
+    The host is ``request.get_host()``'s, which ``ALLOWED_HOSTS`` validated
+    (a disallowed one is a 400); a host no site has is a 404, never another
+    site's files.
+    """
+    if not configured_sites():
+        return sitemaps
+    site = site_for_host(request.get_host())
+    if site is None:
+        raise Http404("No site of SITEMAPKIT['SITES'] is served at this host.")
+    return SiteSections(sitemaps, site)
 
 
 def _serve(
@@ -67,9 +89,10 @@ def _serve(
     render: Callable[[str], RenderedFile],
     gz: bool,
 ) -> HttpResponseBase:
-    served = _built(sitemaps, filename, gz)
+    site = site_of(sitemaps)
+    served = _built(sitemaps, filename, gz, site)
     if served is None:
-        served = _render_cached(request, filename, sections, render, gz)
+        served = _render_cached(request, filename, sections, render, gz, site)
     return _respond(request, served, gz)
 
 
@@ -79,10 +102,12 @@ def _render_cached(
     sections: list[str],
     render: Callable[[str], RenderedFile],
     gz: bool,
+    site: SiteConfig | None,
 ) -> RenderedFile:
-    url = base_url(request)
+    url = base_url(request) if site is None else site.base_url
     cache = get_cache()
-    key = None if cache is None else file_key(filename, url, section_tokens(cache, sections))
+    kind = filename if site is None else f"{site.name}/{filename}"
+    key = None if cache is None else file_key(kind, url, section_tokens(cache, sections))
     try:
         xml = get_or_render(cache, key and f"{key}:xml", lambda: render(url))
         return get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
@@ -151,6 +176,7 @@ def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpRespon
 @require_safe
 def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
+    sitemaps = _site_sections(request, sitemaps)
     return _serve(
         request,
         sitemaps,
@@ -166,6 +192,7 @@ def section(
     request: HttpRequest, section: str, page: str, sitemaps: Sections, gz: bool = False
 ) -> HttpResponseBase:
     """``/sitemap-<section>-<page>.xml``."""
+    sitemaps = _site_sections(request, sitemaps)
     if sitemaps.get(section) is None:
         raise Http404("No such sitemap section.")
     number = int(page)
@@ -183,6 +210,7 @@ def section(
 def contrib_section(request: HttpRequest, section: str, sitemaps: Sections) -> HttpResponseBase:
     """``/sitemap-<section>.xml?p=N``, django.contrib.sitemaps' URL: a 301 to the page's file."""
     page = request.GET.get("p", "1")
+    sitemaps = _site_sections(request, sitemaps)
     if sitemaps.get(section) is None or not page.isdigit() or int(page) < 1:
         raise Http404("No such sitemap file.")
     return HttpResponsePermanentRedirect(

@@ -73,3 +73,32 @@ class Entry(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("entry-detail", kwargs={"slug": self.slug})
+
+
+class Gallery(models.Model):
+    """Images: a URL column (``cover``), a file column (``picture``) and related photos."""
+
+    slug = models.SlugField(max_length=200, unique=True)
+    updated_at = models.DateTimeField()
+    cover = models.CharField(max_length=3000, blank=True, default="")
+    picture = models.FileField(upload_to="pictures/", max_length=3000, blank=True, default="")
+
+    def get_absolute_url(self) -> str:
+        return reverse("article-detail", kwargs={"slug": self.slug})
+
+
+class Photo(models.Model):
+    gallery = models.ForeignKey(Gallery, models.CASCADE, related_name="photos")
+    file = models.FileField(upload_to="photos/", max_length=500)
+
+
+class Story(models.Model):
+    """A news article."""
+
+    slug = models.SlugField(max_length=200, unique=True)
+    title = models.CharField(max_length=300)
+    published_at = models.DateTimeField(null=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def get_absolute_url(self) -> str:
+        return reverse("article-detail", kwargs={"slug": self.slug})

@@ -14,6 +14,8 @@ class BenchArticle(models.Model):
     # needs the newest lastmod of a set of rows has to read those rows.
     updated_at = models.DateTimeField(db_index=False)
     published = models.BooleanField(default=True)
+    # One image per article, for the images contender (images_field).
+    image = models.CharField(max_length=300, default="")
 
     def __str__(self) -> str:
         return self.title

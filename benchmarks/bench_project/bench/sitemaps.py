@@ -1,7 +1,8 @@
 """django-sitemapkit's section over the articles, in one of three modes.
 
 ``BENCH_SITEMAPKIT_MODE=fast`` (default) names the URL pattern and the column
-that fills it, the fast path; ``absurl`` lists model instances and calls
+that fills it, the fast path; ``images`` is the fast path with one image per
+row (``images_field``); ``absurl`` lists model instances and calls
 ``get_absolute_url()`` on each; ``i18n`` (set by ``benchsite.settings_i18n``)
 is the fast path in three languages, with alternates and x-default. Only one
 is registered per process so that ``sitemapkit_build`` builds exactly one
@@ -29,6 +30,15 @@ if MODE == "fast":
         url_name = "bench-article"
         url_kwargs = {"slug": "slug"}
 
+elif MODE == "images":
+
+    @sitemapkit.register(BenchArticle, section="articles-images")
+    class ImageArticleSitemap(_Articles):
+        # The fast path with one <image:image> per row, read from a column.
+        url_name = "bench-article"
+        url_kwargs = {"slug": "slug"}
+        images_field = "image"
+
 elif MODE == "absurl":
 
     @sitemapkit.register(BenchArticle, section="articles-absurl")
@@ -48,4 +58,6 @@ elif MODE == "i18n":
         x_default = True
 
 else:
-    raise RuntimeError(f"BENCH_SITEMAPKIT_MODE must be 'fast', 'absurl' or 'i18n', not {MODE!r}")
+    raise RuntimeError(
+        f"BENCH_SITEMAPKIT_MODE must be 'fast', 'images', 'absurl' or 'i18n', not {MODE!r}"
+    )

@@ -8,10 +8,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.building.builder import Builder
-from django_sitemapkit.building.result import BuildError
+from django_sitemapkit.building.result import BuildError, BuildResult
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
 from django_sitemapkit.protocol.writer import IndexFull
 from django_sitemapkit.publishing.base import BuildLocked, PublishError
+from django_sitemapkit.siteconfig import SiteConfig, SitesError, selected_sites
 from django_sitemapkit.sites import site
 
 
@@ -53,10 +54,41 @@ class Command(BaseCommand):
             help="Wait up to SECONDS for a running build instead of stopping at once.",
         )
         parser.add_argument(
+            "--site",
+            action="append",
+            dest="sites",
+            metavar="NAME",
+            help="Build only this site of SITEMAPKIT['SITES'] (repeatable; default: every site).",
+        )
+        parser.add_argument(
             "--no-progress", action="store_true", help="No progress bar, even on a terminal."
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        targets = self._sites(options["sites"])
+        failures: list[str] = []
+        for target in targets:
+            try:
+                self._build(target, options, several=len(targets) > 1)
+            except CommandError as exc:
+                if target is None or len(targets) == 1:
+                    raise
+                # One site's failure does not keep the others' sitemaps stale.
+                failures.append(f"site {target.name!r}: {exc}")
+                self.stderr.write(f"Site {target.name!r}: {exc}")
+        if failures:
+            raise CommandError(
+                f"{len(failures)} of {len(targets)} sites failed to build: {'; '.join(failures)}"
+            )
+
+    def _sites(self, names: list[str] | None) -> list[SiteConfig | None]:
+        """The sites to build: those named by --site, else every one (one: no SITES)."""
+        try:
+            return selected_sites(names)
+        except (LookupError, SitesError) as exc:
+            raise CommandError(str(exc)) from None
+
+    def _build(self, target: SiteConfig | None, options: dict[str, Any], *, several: bool) -> None:
         verbosity: int = options["verbosity"]
         show_progress = verbosity >= 1 and not options["no_progress"] and sys.stderr.isatty()
         try:
@@ -65,6 +97,7 @@ class Command(BaseCommand):
                 rerender=options["rerender"],
                 dry_run=options["dry_run"],
                 progress=self._progress if show_progress else None,
+                site=target,
             )
             ensure_sections_fit_index(builder)
             result = builder.run(options["sections"], wait=options["wait"])
@@ -79,7 +112,10 @@ class Command(BaseCommand):
         finally:
             if show_progress:
                 sys.stderr.write("\n")
+        label = f"Site {target.name!r}: " if several and target is not None else ""
+        self._report(result, builder, verbosity, label)
 
+    def _report(self, result: BuildResult, builder: Builder, verbosity: int, label: str) -> None:
         if verbosity >= 2:
             for name in result.written:
                 self.stdout.write(f"{'Would write' if result.dry_run else 'Wrote'} {name}")
@@ -91,18 +127,18 @@ class Command(BaseCommand):
             if result.every_section_because is not None:
                 verb = "Would rebuild" if result.dry_run else "Rebuilt"
                 self.stdout.write(
-                    f"{verb} every section, not only those named by --section: "
+                    f"{label}{verb} every section, not only those named by --section: "
                     f"{result.every_section_because}."
                 )
             if result.first_published:
                 verb = "Would also build" if result.dry_run else "Also built"
                 self.stdout.write(
-                    f"{verb} sections without published files to keep: "
+                    f"{label}{verb} sections without published files to keep: "
                     f"{', '.join(result.first_published)}."
                 )
             prefix = "Dry run: " if result.dry_run else ""
             where = builder.publisher.description
-            self.stdout.write(f"{prefix}{result.summary()} ({where})")
+            self.stdout.write(f"{label}{prefix}{result.summary()} ({where})")
 
     def _progress(self, done: int, total: int) -> None:
         width = 30

@@ -27,6 +27,7 @@ from django_sitemapkit.serving.robots import (
     split_lines,
     write_atomically,
 )
+from django_sitemapkit.siteconfig import SiteConfig, SitesError, selected_sites
 
 _LINE_ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
 
@@ -46,6 +47,14 @@ class Command(BaseCommand):
             metavar="PATH",
             help="The robots.txt to update (default: SITEMAPKIT['ROBOTS_TXT_PATH']). "
             "Created when missing; its directory must exist.",
+        )
+        parser.add_argument(
+            "--site",
+            action="append",
+            dest="sites",
+            metavar="NAME",
+            help="Update only this site of SITEMAPKIT['SITES'] (repeatable; default: every "
+            "site, each in its own ROBOTS_TXT_PATH).",
         )
         parser.add_argument(
             "--base-url",
@@ -71,12 +80,30 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        index_url = self.index_url(options["base_url"])
+        targets = self.sites(options["sites"])
+        if len(targets) > 1 and (options["file"] or options["base_url"]):
+            raise CommandError(
+                "--file and --base-url are one site's: name it with --site "
+                f"({', '.join(t.name for t in targets if t is not None)})."
+            )
+        for target in targets:
+            label = f"Site {target.name!r}: " if target is not None and len(targets) > 1 else ""
+            self.update(target, {**options, "label": label})
+
+    def sites(self, names: list[str] | None) -> list[SiteConfig | None]:
+        """The sites whose robots.txt to update: --site's, else every one (one: no SITES)."""
+        try:
+            return selected_sites(names)
+        except (LookupError, SitesError) as exc:
+            raise CommandError(str(exc)) from None
+
+    def update(self, target: SiteConfig | None, options: dict[str, Any]) -> None:
+        index_url = self.index_url(options["base_url"], target)
         if options["print"]:
             # The requested output, so printed at every verbosity.
             self.stdout.write(sitemap_line(index_url))
             return
-        path = self.robots_path(options["file"])
+        path = self.robots_path(options["file"], target)
         original = self.read(path)
         update = plan_update(decode(original or b""), index_url)
         self.detail(f"Index URL: {index_url}", options)
@@ -90,9 +117,11 @@ class Command(BaseCommand):
 
     # ------------------------------------------------------------------ inputs
 
-    def index_url(self, base_url_option: str | None) -> str:
+    def index_url(self, base_url_option: str | None, target: SiteConfig | None) -> str:
         try:
-            if base_url_option is None:
+            if base_url_option is None and target is not None:
+                base = target.base_url
+            elif base_url_option is None:
                 base = base_url()
             else:
                 base = clean_base_url(base_url_option, "--base-url")
@@ -108,12 +137,15 @@ class Command(BaseCommand):
                 "URL namespace must be the one of django_sitemapkit.urls."
             ) from None
 
-    def robots_path(self, file_option: str | None) -> Path:
-        value = file_option or get_settings().ROBOTS_TXT_PATH
+    def robots_path(self, file_option: str | None, target: SiteConfig | None) -> Path:
+        if target is not None:
+            value = file_option or target.robots_txt_path
+            setting = f"SITEMAPKIT['SITES'][{target.name!r}]['ROBOTS_TXT_PATH']"
+        else:
+            value = file_option or get_settings().ROBOTS_TXT_PATH
+            setting = "SITEMAPKIT['ROBOTS_TXT_PATH']"
         if not value:
-            raise CommandError(
-                "No robots.txt to update: pass --file PATH or set SITEMAPKIT['ROBOTS_TXT_PATH']."
-            )
+            raise CommandError(f"No robots.txt to update: pass --file PATH or set {setting}.")
         path = Path(value)
         if path.is_dir():
             raise CommandError(f"{path} is a directory; name the robots.txt file itself.")
@@ -198,11 +230,11 @@ class Command(BaseCommand):
 
     def summary(self, message: str, options: dict[str, Any]) -> None:
         if options["verbosity"] >= 1:
-            self.stdout.write(message)
+            self.stdout.write(options["label"] + message)
 
     def detail(self, message: str, options: dict[str, Any]) -> None:
         if options["verbosity"] >= 2:
-            self.stdout.write(message)
+            self.stdout.write(options["label"] + message)
 
 
 def outcome(
