@@ -1,0 +1,1 @@
+"""Telling search engines what a build changed (IndexNow)."""

@@ -1,0 +1,1 @@
+"""Background rebuilds through Django's tasks framework."""

@@ -1,0 +1,1 @@
+"""Validating a published set of sitemap files, or a live site: ``sitemapkit_validate``."""
