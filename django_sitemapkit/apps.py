@@ -5,6 +5,7 @@ from django.core import checks
 from django.db.models.signals import post_delete, post_save
 
 from django_sitemapkit import checks as sitemap_checks
+from django_sitemapkit import rebuilds, stalechecks
 from django_sitemapkit.sites import autodiscover, on_model_change
 
 
@@ -19,8 +20,13 @@ class SimpleSitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_settings, "sitemapkit")
         checks.register(sitemap_checks.check_sites, "sitemapkit")
         checks.register(sitemap_checks.check_index_directory, "sitemapkit", checks.Tags.urls)
+        checks.register(stalechecks.check_stale_build, "sitemapkit")
+        checks.register(stalechecks.check_cache_across_processes, "sitemapkit", deploy=True)
         post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
         post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")
+        checks.register(rebuilds.check_rebuilds, "sitemapkit")
+        post_save.connect(rebuilds.on_model_change, dispatch_uid="sitemapkit-rebuild-save")
+        post_delete.connect(rebuilds.on_model_change, dispatch_uid="sitemapkit-rebuild-delete")
 
 
 class SitemapkitConfig(SimpleSitemapkitConfig):

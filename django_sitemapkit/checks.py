@@ -10,7 +10,8 @@ E015 a section name registered in two sites, E016 i18n languages outside
 settings.LANGUAGES, E017 a protocol other than the sitemap's scheme, E018
 url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
 not a QuerySet, E020 SITES malformed, E021 a site lists an unregistered
-section, W002 a ModelSitemap news section without news_date_field.
+section, W002 a ModelSitemap news section without news_date_field, E022
+INDEXNOW malformed.
 
 Each section's own checks (E004-E006, E008, E009, E016-E019, W001, W002) are its
 ``Sitemap.check()`` (sitemapchecks.py); each site's (E007) ``SitemapSite.check()``.
@@ -36,6 +37,7 @@ from django_sitemapkit.conf import (
     clean_base_url,
 )
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit.notifying.indexnow import config_problems
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
 from django_sitemapkit.sitemapchecks import describe
 from django_sitemapkit.sites import all_sites
@@ -88,11 +90,21 @@ def check_settings(
                 id="sitemapkit.E013",
             )
         )
+    errors.extend(_check_indexnow(raw))
     if raw.get("SITES"):
         errors.extend(_check_sites_setting())
     else:
         errors.extend(_check_base_url(raw))
     return errors
+
+
+def _check_indexnow(raw: dict[str, Any]) -> list[CheckMessage]:
+    """E022: INDEXNOW malformed (builds then submit nothing)."""
+    hint = 'INDEXNOW = {"KEY": "<8 to 128 of a-zA-Z0-9->"}, or None to turn IndexNow off.'
+    return [
+        Error(problem, hint=hint, id="sitemapkit.E022")
+        for problem in config_problems(raw.get("INDEXNOW"))
+    ]
 
 
 def _check_sites_setting() -> list[CheckMessage]:

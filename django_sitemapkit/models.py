@@ -30,3 +30,12 @@ class SitemapPage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.section} page {self.number}"
+
+
+class SitemapStatus(SitemapPage):
+    """No table of its own: the admin's read-only page of the published build (admin.py)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "sitemap status"
+        verbose_name_plural = "sitemap status"

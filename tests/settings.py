@@ -25,8 +25,12 @@ DEBUG = False
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1", "www.example.com", "example.com"]
 
 INSTALLED_APPS = [
+    # The admin: its sitemap status page (tests/test_admin.py).
+    "django.contrib.admin",
     "django.contrib.contenttypes",
     "django.contrib.auth",
+    "django.contrib.sessions",
+    "django.contrib.messages",
     # Its templates render contrib's views, which tests compare with sitemapkit's.
     "django.contrib.sitemaps",
     # The app config without sitemap autodiscovery: tests register what they need.
@@ -34,7 +38,12 @@ INSTALLED_APPS = [
     "tests.testapp",
 ]
 
-MIDDLEWARE: list[str] = []
+MIDDLEWARE: list[str] = [
+    # What the admin needs, and nothing else.
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
 
 ROOT_URLCONF = "tests.urls"
 
@@ -43,7 +52,13 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [],
         "APP_DIRS": True,
-        "OPTIONS": {"context_processors": []},
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
     }
 ]
 

@@ -43,11 +43,13 @@ def run(*args: str, verbosity: int = 1) -> str:
 def test_one_line_summary(site: Path) -> None:
     output = run()
     assert re.fullmatch(
-        r"1 section: 8 files written, 0 unchanged, 0 removed; 25 URLs \(0 skipped\), "
-        r"\d[\d,]* bytes in \d+\.\d\d s\. \(" + re.escape(str(site)) + r"\)\n",
+        r"1 section built: 8 files written, 0 unchanged, 0 removed; 25 URLs \(0 skipped\), "
+        r"\d[\d,]* bytes written \(\d[\d,]* rendered\) in \d+\.\d\d s\. \("
+        + re.escape(str(site))
+        + r"\)\n",
         output,
     )
-    assert run().startswith("1 section: 0 files written, 8 unchanged, 0 removed;")
+    assert run().startswith("1 section built: 0 files written, 8 unchanged, 0 removed;")
 
 
 def test_verbosity(site: Path) -> None:
@@ -65,7 +67,7 @@ def test_verbosity(site: Path) -> None:
 def test_dry_run_reports(site: Path) -> None:
     output = run("--dry-run", verbosity=2)
     assert "Would write sitemap.xml\n" in output
-    assert "Dry run: 1 section: 8 files would be written" in output
+    assert "Dry run: 1 section built: 8 files would be written" in output
     assert not (site / "current").exists()
 
 
@@ -96,7 +98,7 @@ def test_named_sections_widened_to_every_section_say_so(site: Path, settings: An
         "Rebuilt every section, not only those named by --section: "
         "BASE_URL was https://www.example.com at the last build."
     )
-    assert lines[1].startswith("1 section: 8 files written, 0 unchanged,")
+    assert lines[1].startswith("1 section built: 8 files written, 0 unchanged,")
     assert len(run("--section", "testapp-article").splitlines()) == 1
 
 
@@ -113,7 +115,7 @@ def test_sections_registered_since_the_last_build_are_built_and_named(
     assert lines[0] == "Would also build sections without published files to keep: pages."
     lines = run("--section", "testapp-article").splitlines()
     assert lines[0] == "Also built sections without published files to keep: pages."
-    assert lines[1].startswith("2 sections: 4 files written, 6 unchanged,")
+    assert lines[1].startswith("2 sections built: 4 files written, 6 unchanged,")
     assert len(run("--section", "testapp-article").splitlines()) == 1
 
 

@@ -182,6 +182,8 @@ def test_site_urls_name_the_sites_namespace() -> None:
         "section",
         "section-gz",
         "contrib-section",
+        "stylesheet",
+        "indexnow-key",
     }
 
 

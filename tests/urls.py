@@ -1,3 +1,4 @@
+from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 
@@ -18,5 +19,6 @@ urlpatterns = [
     path("authors/<int:pk>/", views.detail, name="author-detail"),
     path("products/<path:slug>", views.detail, name="product-detail"),
     path("robots.txt", robots_txt),
+    path("admin/", admin.site.urls),
     path("", include("django_sitemapkit.urls")),
 ]

@@ -18,6 +18,7 @@ import datetime
 import time
 import uuid
 
+from django_sitemapkit.building.configprint import config_fingerprint
 from django_sitemapkit.building.pagefiles import BackgroundDigests, PageFiles, sha256
 from django_sitemapkit.building.resilient import (
     render_page_resiliently,
@@ -34,9 +35,12 @@ from django_sitemapkit.engine.rendering import (
     Sections,
     SiteSections,
     make_context,
+    stylesheet_href,
     write_index,
 )
 from django_sitemapkit.languages import rendering_language
+from django_sitemapkit.notifying.changes import announce, watch
+from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
 from django_sitemapkit.publishing.base import Publisher, Transaction
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher
@@ -91,6 +95,7 @@ class Builder:
         # The lastmod announced for a page whose bytes changed while its rows'
         # newest lastmod did not (a deletion): the moment of this build.
         self.started = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0)
+        self._start = time.perf_counter()
 
     def run(self, sections: list[str] | None = None, *, wait: float = 0) -> BuildResult:
         unknown = sorted(set(sections or []) - set(self.sitemaps.sections()))
@@ -100,7 +105,7 @@ class Builder:
                 f"Unknown section {', '.join(map(repr, unknown))}; {where}: "
                 f"{', '.join(self.sitemaps.sections()) or 'none'}."
             )
-        start = time.perf_counter()
+        self._start = start = time.perf_counter()
         with self.publisher.lock(wait=wait), rendering_language(), rendering_site(self.site):
             result = BuildResult(dry_run=self.dry_run)
             if not self.dry_run:
@@ -109,6 +114,8 @@ class Builder:
             manifest = self._new_manifest(previous)
             selected, unpublished = self._select(set(sections or []), previous, result)
             transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
+            # Notes the URLs this build changes, for IndexNow (when it is on).
+            transaction = watch(transaction, self.publisher, previous)
             try:
                 with BackgroundDigests() as digests:
                     self._build(manifest, previous, transaction, selected, result, digests)
@@ -119,6 +126,7 @@ class Builder:
             with_pages = {record.section for record in manifest.pages}
             result.first_published = sorted(unpublished & with_pages)
         result.seconds = time.perf_counter() - start
+        announce(transaction, self.base_url, self.sitemaps.name)
         return result
 
     def _new_manifest(self, previous: Manifest | None) -> Manifest:
@@ -128,6 +136,8 @@ class Builder:
             base_url=self.base_url,
             gzip=self.gzip,
             previous_generation=None if previous is None else previous.generation,
+            stylesheet=(href := stylesheet_href(self.sitemaps.name)),
+            stylesheet_sha256="" if href is None else sha256(stylesheet_bytes()),
         )
 
     def _select(
@@ -169,6 +179,14 @@ class Builder:
             old_gzip=previous is not None and previous.gzip,
             started=self.started,
         )
+        configs = {sitemap.name: config_fingerprint(sitemap) for sitemap in self.sitemaps}
+        old_configs = {} if previous is None else previous.configs
+        if self._may_keep_pages(previous):
+            result.reconfigured = [
+                name
+                for name, config in configs.items()
+                if old_configs.get(name, config) != config and (not selected or name in selected)
+            ]
         pages = SectionPages(
             self.sitemaps,
             files,
@@ -180,14 +198,20 @@ class Builder:
             keep_pages=self._may_keep_pages(previous),
             gzip=self.gzip,
             progress=self.progress,
+            rerender=frozenset(result.reconfigured),
         )
         for sitemap in self.sitemaps:
-            result.sections += 1
             if pages.wanted(sitemap):
+                result.sections += 1
+                manifest.configs[sitemap.name] = configs[sitemap.name]
                 manifest.pages.extend(pages.build(sitemap))
             else:
                 # Not rebuilt this time: its published files stay as they are.
+                result.sections_kept += 1
+                if sitemap.name in old_configs:
+                    manifest.configs[sitemap.name] = old_configs[sitemap.name]
                 manifest.pages.extend(pages.keep_published(sitemap))
+        manifest.seconds = round(time.perf_counter() - self._start, 3)
         self._publish_index(manifest, previous, transaction, result)
 
     def _publish_index(
@@ -214,7 +238,11 @@ class Builder:
         if self.gzip:
             index_files[INDEX_NAME + ".gz"] = index.gzipped().content
         result.bytes += len(index.content)
-        index_unchanged = previous is not None and previous.index_sha256 == manifest.index_sha256
+        index_unchanged = (
+            previous is not None
+            and previous.index_sha256 == manifest.index_sha256
+            and previous.stylesheet_sha256 == manifest.stylesheet_sha256
+        )
         current = set(manifest.files())
         result.removed = (
             [] if previous is None else [n for n in previous.files() if n not in current]
@@ -225,7 +253,15 @@ class Builder:
                 transaction.abort()  # nothing changed: keep the published set as it is
             return
         result.written.extend(index_files)
+        result.bytes_written += sum(map(len, index_files.values()))
         if transaction is not None:
+            # The stylesheet beside the index, where every file's <?xml-stylesheet?>
+            # names it (not a sitemap file: not counted as one).
+            if previous is not None and previous.stylesheet_sha256 == manifest.stylesheet_sha256:
+                if manifest.stylesheet is not None:
+                    transaction.keep(STYLESHEET_NAME)
+            elif manifest.stylesheet is not None:
+                index_files[STYLESHEET_NAME] = stylesheet_bytes()
             transaction.publish(index_files, manifest)
             result.published = True
 
@@ -243,6 +279,9 @@ class Builder:
             return f"BASE_URL was {previous.base_url} at the last build"
         if self.gzip and not previous.gzip:
             return "GZIP was off at the last build"
+        if previous.stylesheet != stylesheet_href(self.sitemaps.name):
+            # Every file's head names the stylesheet (or does not).
+            return f"the files' stylesheet was {previous.stylesheet or 'off'} at the last build"
         return None
 
     def _may_keep_pages(self, previous: Manifest | None) -> bool:

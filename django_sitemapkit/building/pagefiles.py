@@ -163,6 +163,7 @@ class PageFiles:
 
     def _write(self, name: str, data: Sequence[Piece], reused: dict[int, int]) -> None:
         self._result.written.append(name)
+        self._result.bytes_written += sum(map(len, data))
         if self._transaction is not None:
             self._transaction.write(name, data, Reuse(name, reused) if reused else None)
 

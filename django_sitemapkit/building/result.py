@@ -12,7 +12,10 @@ class BuildError(Exception):
 
 @dataclass
 class BuildResult:
+    # Sections whose pages this build rendered or checked, and sections whose
+    # published files it kept without looking (those --section left out).
     sections: int = 0
+    sections_kept: int = 0
     written: list[str] = field(default_factory=list)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
@@ -23,7 +26,9 @@ class BuildResult:
     lastmods_dropped: int = 0
     # Images left out of the pages rendered (past 1,000 per URL, or not URLs).
     images_dropped: int = 0
+    # Bytes of the files rendered, and of the files written (.gz included).
     bytes: int = 0
+    bytes_written: int = 0
     seconds: float = 0.0
     dry_run: bool = False
     published: bool = False
@@ -33,14 +38,19 @@ class BuildResult:
     # Sections built besides those asked for, because the last build published
     # no page of theirs (registered since, or empty then), that have pages now.
     first_published: list[str] = field(default_factory=list)
+    # Sections rendered again whole because their sitemap class, URL patterns
+    # or output settings changed since the last build.
+    reconfigured: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         verb = "would be written" if self.dry_run else "written"
+        kept = f", {self.sections_kept} kept" if self.sections_kept else ""
         return (
-            f"{self.sections} section{'s' if self.sections != 1 else ''}: "
+            f"{self.sections} section{'s' if self.sections != 1 else ''} built{kept}: "
             f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
             f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped"
-            f"{self._dropped()}), {self.bytes:,} bytes in {self.seconds:.2f} s."
+            f"{self._dropped()}), {self.bytes_written:,} bytes {verb} "
+            f"({self.bytes:,} rendered) in {self.seconds:.2f} s."
         )
 
     def count_skipped(self, count: int) -> None:

@@ -26,9 +26,9 @@ from django_sitemapkit.engine.filenames import page_filename
 from django_sitemapkit.engine.pages import PageSummary
 from django_sitemapkit.engine.rendering import Sections
 from django_sitemapkit.engine.sections import RenderedPage
-from django_sitemapkit.protocol.w3c import to_aware
 from django_sitemapkit.publishing.base import Publisher
 from django_sitemapkit.publishing.manifest import FileRecord, Manifest
+from django_sitemapkit.publishing.manifest import page_fingerprint as manifest_page_fingerprint
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 
@@ -68,6 +68,7 @@ class SectionPages:
         keep_pages: bool,
         gzip: bool,
         progress: Progress | None,
+        rerender: frozenset[str] = frozenset(),
     ) -> None:
         self._sitemaps = sitemaps
         self._files = files
@@ -78,6 +79,8 @@ class SectionPages:
         self._context = context
         # Whether published pages may be kept at all (the section's own say aside).
         self._keep_pages = keep_pages
+        # Sections whose every page is rendered again (their configuration changed).
+        self._rerender = rerender
         self._gzip = gzip
         wanted = [sitemap for sitemap in sitemaps if not selected or sitemap.name in selected]
         self._splice_records = {sitemap.name: self._spliceable(sitemap) for sitemap in wanted}
@@ -130,7 +133,7 @@ class SectionPages:
         to render: their fingerprints come back by page number.
         """
         to_render: dict[int, str] = {}
-        trust_fingerprints = sections.fingerprints_reliable(sitemap) and self._keep_pages
+        trust_fingerprints = self._may_keep(sitemap) and sections.fingerprints_reliable(sitemap)
         for summary in self._summaries[sitemap.name]:
             fingerprint = page_fingerprint(summary, self._context)
             before = self._old.get(page_filename(sitemap.name, summary.number))
@@ -191,12 +194,16 @@ class SectionPages:
         }
         return rows.keyset_pages(sitemap).summaries(cuts, parallel=True)
 
+    def _may_keep(self, sitemap: Sitemap) -> bool:
+        """Whether ``sitemap``'s published pages may be kept or spliced as far as fingerprints go."""
+        return self._keep_pages and sitemap.name not in self._rerender
+
     def _spliceable(self, sitemap: Sitemap) -> dict[int, FileRecord]:
         """The previous records of the pages of ``sitemap`` that may be spliced, by number."""
         if not (
             isinstance(sitemap, ModelSitemap)
             and sections.fingerprints_reliable(sitemap)
-            and self._keep_pages
+            and self._may_keep(sitemap)
             and sitemap_can_splice(sitemap)
         ):
             return {}
@@ -209,5 +216,4 @@ class SectionPages:
 
 def page_fingerprint(summary: PageSummary, context: RenderContext) -> str:
     """The page's row count and newest lastmod, as its record keeps them."""
-    lastmod = "" if summary.lastmod is None else to_aware(summary.lastmod, context.tz).isoformat()
-    return f"{summary.count}|{lastmod}"
+    return manifest_page_fingerprint(summary, context.tz)

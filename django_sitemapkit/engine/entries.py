@@ -37,6 +37,8 @@ class RenderContext:
 
     locations: LocationBuilder
     tz: datetime.tzinfo
+    # The href of the XSL stylesheet every file references, or None.
+    stylesheet: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,10 +264,14 @@ class EntryFactory:
         )
 
 
-def new_writer(sitemap: Sitemap) -> UrlsetWriter:
-    """An empty ``<urlset>`` for ``sitemap``: its limit, the byte limit, the namespaces it uses."""
+def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
+    """An empty ``<urlset>`` for ``sitemap``: its limit, the byte limit, the namespaces it uses.
+
+    ``stylesheet`` is the href of the XSL the file references (None: none).
+    """
     return UrlsetWriter(
         max_entries=max_entries(sitemap),
         max_bytes=MAX_BYTES_PER_FILE,
         namespaces=namespaces(sitemap),
+        stylesheet=stylesheet,
     )

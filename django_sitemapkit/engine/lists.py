@@ -110,7 +110,7 @@ def list_cuts(
     factory = entry_factory(sitemap, context)
     languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     cuts: list[tuple[int, int, Lastmod | None]] = []
-    writer = new_writer(sitemap)
+    writer = new_writer(sitemap, context.stylesheet)
     start = 0
     newest: Lastmod | None = None
     for index, item in enumerate(items):
@@ -119,7 +119,7 @@ def list_cuts(
             continue
         if not writer.add_xml(xml, entries=len(locs)):
             cuts.append((start, index, newest))
-            writer, start, newest = new_writer(sitemap), index, None
+            writer, start, newest = new_writer(sitemap, context.stylesheet), index, None
             writer.add_xml(xml, entries=len(locs))
         writer.locs.update(locs)
         newest = later(newest, factory.last_lastmod, context.tz)

@@ -28,6 +28,7 @@ from django_sitemapkit.engine.sections import render_page as render_section_page
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.locations import LocationBuilder
+from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import IndexWriter
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
@@ -161,6 +162,19 @@ def page_path(
     return posixpath.join(posixpath.dirname(index_path(namespace)), name)
 
 
+def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
+    """The href of the XSL stylesheet every file references; None when STYLESHEET is off.
+
+    An absolute path beside the index, never an absolute URL: a browser
+    applies an XSL only from the document's own origin, and a path resolves
+    against whichever origin served the file (the views, or a web server
+    serving the build, which holds the stylesheet beside the index too).
+    """
+    if not get_settings().STYLESHEET:
+        return None
+    return posixpath.join(posixpath.dirname(index_path(namespace)), STYLESHEET_NAME)
+
+
 def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
     """Locations are built from ``base_url`` and must lie in the index's directory."""
     directory = posixpath.dirname(index_path(namespace))
@@ -172,6 +186,7 @@ def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext
             strip_params=get_settings().STRIP_QUERY_PARAMS,
         ),
         tz=site_time_zone(),
+        stylesheet=stylesheet_href(namespace),
     )
 
 
@@ -212,7 +227,7 @@ def write_index(
     """
     tz = site_time_zone()
     gz = get_settings().INDEX_LINKS_GZIP
-    writer = IndexWriter()
+    writer = IndexWriter(stylesheet=stylesheet_href(namespace))
     newest: datetime.date | datetime.datetime | None = None
     for entry in entries:
         lastmod = None

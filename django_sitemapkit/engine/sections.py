@@ -109,7 +109,7 @@ def render_page(
     that does not fit is reported as overflowed but does not split the page.
     """
     factory = entry_factory(sitemap, context)
-    writer = new_writer(sitemap)
+    writer = new_writer(sitemap, context.stylesheet)
     newest, overflow_key = write_page(sitemap, number, context, factory, writer, span)
     pages_changed = False
     if overflow_key is not None and span is None and isinstance(sitemap, ModelSitemap):

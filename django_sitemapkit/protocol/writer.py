@@ -22,6 +22,14 @@ CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "year
 
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
+
+def stylesheet_instruction(href: str | None) -> str:
+    """The ``<?xml-stylesheet?>`` line naming the XSL at ``href``; "" for None (no stylesheet)."""
+    if href is None:
+        return ""
+    return f'<?xml-stylesheet type="text/xsl" href="{escape(href)}"?>\n'
+
+
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
 
 
@@ -67,12 +75,18 @@ class _FileWriter:
     root_close: str
 
     def __init__(
-        self, *, max_entries: int, max_bytes: int, segment_entries: int = SEGMENT_ENTRIES
+        self,
+        *,
+        max_entries: int,
+        max_bytes: int,
+        segment_entries: int = SEGMENT_ENTRIES,
+        stylesheet: str | None = None,
     ) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self.segment_entries = segment_entries
-        self.head = (XML_DECLARATION + self.root_open).encode()
+        # ``stylesheet``: the href of the XSL a browser shows the file with.
+        self.head = (XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open).encode()
         self.tail = self.root_close.encode()
         self._segments: list[bytes] = []
         # Entries are kept as text until their segment is full, then encoded
@@ -144,6 +158,7 @@ class UrlsetWriter(_FileWriter):
         max_bytes: int = MAX_BYTES_PER_FILE,
         namespaces: Mapping[str, str] | None = None,
         segment_entries: int = SEGMENT_ENTRIES,
+        stylesheet: str | None = None,
     ) -> None:
         declarations = "".join(
             f' xmlns:{prefix}="{escape(uri)}"' for prefix, uri in sorted((namespaces or {}).items())
@@ -156,6 +171,7 @@ class UrlsetWriter(_FileWriter):
             max_entries=min(max_entries, MAX_ENTRIES_PER_FILE),
             max_bytes=max_bytes,
             segment_entries=segment_entries,
+            stylesheet=stylesheet,
         )
 
     def written_locs(self) -> set[str]:
@@ -180,9 +196,17 @@ class IndexWriter(_FileWriter):
     root_close = "</sitemapindex>\n"
 
     def __init__(
-        self, *, max_entries: int = MAX_ENTRIES_PER_FILE, max_bytes: int = MAX_BYTES_PER_FILE
+        self,
+        *,
+        max_entries: int = MAX_ENTRIES_PER_FILE,
+        max_bytes: int = MAX_BYTES_PER_FILE,
+        stylesheet: str | None = None,
     ) -> None:
-        super().__init__(max_entries=min(max_entries, MAX_ENTRIES_PER_FILE), max_bytes=max_bytes)
+        super().__init__(
+            max_entries=min(max_entries, MAX_ENTRIES_PER_FILE),
+            max_bytes=max_bytes,
+            stylesheet=stylesheet,
+        )
 
     def add(self, loc: str, lastmod: str | None = None) -> None:
         xml = f"<sitemap><loc>{escape(loc)}</loc>"

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
+from django_sitemapkit.engine.pages import PageSummary
+from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
+from django_sitemapkit.protocol.w3c import to_aware
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
 MANIFEST_VERSION = 1
@@ -77,12 +80,23 @@ class Manifest:
     index_sha256: str = ""
     index_lastmod: str | None = None
     previous_generation: str | None = None
+    # Per section, the fingerprint of its class, URL patterns and settings
+    # (building/configprint.py): when it changes, the section is rendered again.
+    configs: dict[str, str] = field(default_factory=dict)
+    # How long the build took, in seconds.
+    seconds: float | None = None
+    # The href every file references its XSL stylesheet by (None: STYLESHEET
+    # was off), and the hash of the stylesheet written beside the index.
+    stylesheet: str | None = None
+    stylesheet_sha256: str = ""
 
     def files(self) -> list[str]:
         """Every file of the set, the index included."""
         names = [record.name for record in self.pages] + [INDEX_NAME]
         if self.gzip:
             names += [name + ".gz" for name in names]
+        if self.stylesheet is not None:
+            names.append(STYLESHEET_NAME)
         return names
 
     def record_for(self, name: str) -> FileRecord | None:
@@ -120,6 +134,12 @@ class Manifest:
                 FileRecord(**page, layout=None if layout is None else PageLayout(**layout))
             )
         return cls(pages=pages, **raw)
+
+
+def page_fingerprint(summary: PageSummary, tz: datetime.tzinfo) -> str:
+    """The page's row count and newest lastmod, as its record keeps them."""
+    lastmod = "" if summary.lastmod is None else to_aware(summary.lastmod, tz).isoformat()
+    return f"{summary.count}|{lastmod}"
 
 
 def _record_dict(record: FileRecord) -> dict[str, Any]:

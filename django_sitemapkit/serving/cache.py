@@ -61,8 +61,11 @@ def invalidate_sections(sections: Iterable[str]) -> None:
 
 
 def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
+    # STYLESHEET changes every file's head: a file cached under the other
+    # value (or by a version without the setting) is never served.
+    stylesheet = f"stylesheet={get_settings().STYLESHEET}"
     version = hashlib.sha256(
-        "\n".join([base_url, *(f"{k}={v}" for k, v in sorted(tokens.items()))]).encode()
+        "\n".join([base_url, stylesheet, *(f"{k}={v}" for k, v in sorted(tokens.items()))]).encode()
     ).hexdigest()[:32]
     return f"{CACHE_KEY_PREFIX}:file{CACHED_FILE_FORMAT}:{kind}:{version}"
 

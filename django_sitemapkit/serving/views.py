@@ -31,6 +31,7 @@ from django_sitemapkit.engine.rendering import (
     render_page,
     site_of,
 )
+from django_sitemapkit.publishing.freshness import may_serve_build
 from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
 from django_sitemapkit.siteconfig import SiteConfig, configured_sites, site_for_host
@@ -49,7 +50,7 @@ _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) /
 
 
 def _built(
-    sitemaps: Sections, filename: str, gz: bool, site: SiteConfig | None
+    sitemaps: Sections, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
 ) -> RenderedFile | None:
     """The file from the published build (sitemapkit_build), if there is one."""
     conf = get_settings()
@@ -59,11 +60,20 @@ def _built(
     if site is None and conf.USE_REQUEST_HOST:
         # A build is made for one base URL; per-host responses render per request.
         return None
+    if not _build_current(sitemaps, sections, site):
+        return None  # older than the data, and STALE_BUILD = "render"
     try:
         found = published_file(filename + (".gz" if gz else ""), site)
     except FileNotFoundError:
         raise Http404("No such sitemap file in the published build.") from None
     return None if found is None else RenderedFile(*found)
+
+
+def _build_current(sitemaps: Sections, sections: list[str], site: SiteConfig | None) -> bool:
+    """Whether the published build of ``sections`` may be served (see freshness.py)."""
+    cache = get_cache()
+    salts = {} if cache is None else section_tokens(cache, sections)
+    return may_serve_build(sitemaps, sections, site, salts)
 
 
 def _site_sections(request: HttpRequest, sitemaps: Sections) -> Sections:
@@ -90,7 +100,7 @@ def _serve(
     gz: bool,
 ) -> HttpResponseBase:
     site = site_of(sitemaps)
-    served = _built(sitemaps, filename, gz, site)
+    served = _built(sitemaps, filename, gz, site, sections)
     if served is None:
         served = _render_cached(request, filename, sections, render, gz, site)
     return _respond(request, served, gz)

@@ -22,5 +22,6 @@ def published(build_dir: Path) -> dict[str, bytes]:
     return {
         p.name: p.read_bytes()
         for p in current.iterdir()
-        if p.name.startswith(("sitemap.", "sitemap-"))
+        # The stylesheet beside them is no sitemap: test_stylesheet.py checks it.
+        if p.name.startswith(("sitemap.", "sitemap-")) and p.suffix != ".xsl"
     }

@@ -15,6 +15,7 @@ from django.test import Client
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.builder import BuildError
+from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
 from django_sitemapkit.publishing.localfolder import LOCK_NAME
 from django_sitemapkit.publishing.selection import get_publisher
 from tests.building.builds import EDITED, T0, build, published
@@ -363,3 +364,58 @@ def test_turning_gzip_on_writes_every_gz(site: Any, build_dir: Path, settings: A
     assert sorted(name + ".gz" for name in plain) == sorted(n for n in files if n.endswith(".gz"))
     for name in plain:
         assert gzip.decompress(files[name + ".gz"]) == files[name]
+
+
+STYLESHEET_LINE = b'<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>\n'
+
+
+def plain_xml(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {n: gzip.decompress(c) if n.endswith(".gz") else c for n, c in files.items()}
+
+
+def pages_and_index(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+    """The page files, and the locations the index names (its lastmods: of this build)."""
+    pages = {n: c for n, c in files.items() if not n.startswith("sitemap.xml")}
+    return pages, [loc for loc, _ in parse_index(files["sitemap.xml"])]
+
+
+def test_the_build_writes_the_stylesheet_every_file_references(site: Any, build_dir: Path) -> None:
+    build()
+    declaration = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+    for name, xml in plain_xml(published(build_dir)).items():
+        assert xml.startswith(declaration + STYLESHEET_LINE), name
+        assert xml.count(b"xml-stylesheet") == 1
+    assert (build_dir / "current" / "sitemap.xsl").read_bytes() == stylesheet_bytes()
+    manifest = get_publisher().manifest()
+    assert manifest is not None and "sitemap.xsl" in manifest.files()
+    # A later build keeps it (not counted as a sitemap file written).
+    Article.objects.filter(slug="a0").update(slug="changed", updated_at=EDITED)
+    result = build()
+    assert "sitemap.xsl" not in result.written and result.published
+    assert (build_dir / "current" / "sitemap.xsl").read_bytes() == stylesheet_bytes()
+
+
+@pytest.mark.parametrize("sections", [None, ["testapp-tag"]], ids=["all", "one-section"])
+def test_toggling_the_stylesheet_rewrites_every_file(
+    site: Any, build_dir: Path, client: Client, settings: Any, sections: list[str] | None
+) -> None:
+    build()
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": False}
+    result = build(sections)
+    files = published(build_dir)
+    assert b"xml-stylesheet" not in b"".join(plain_xml(files).values())
+    assert not (build_dir / "current" / "sitemap.xsl").exists()
+    assert pages_and_index(files) == pages_and_index(served(client, settings))
+    assert len(result.written) == len(files)
+    if sections is not None:
+        assert result.every_section_because == (
+            "the files' stylesheet was /sitemap.xsl at the last build"
+        )
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": True}
+    result = build(sections)
+    files = published(build_dir)
+    assert all(STYLESHEET_LINE in xml for xml in plain_xml(files).values())
+    assert pages_and_index(files) == pages_and_index(served(client, settings))
+    assert (build_dir / "current" / "sitemap.xsl").read_bytes() == stylesheet_bytes()
+    if sections is not None:
+        assert result.every_section_because == "the files' stylesheet was off at the last build"

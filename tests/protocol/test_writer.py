@@ -69,7 +69,10 @@ def test_format_priority(value: float, text: str) -> None:
 
 def test_element_order_and_validity() -> None:
     xml = render(OneImageWithEverything())
-    assert xml.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset ')
+    assert xml.startswith(
+        b'<?xml version="1.0" encoding="UTF-8"?>\n'
+        b'<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>\n<urlset '
+    )
     assert b"<url><loc>https://example.com/a?x=1&amp;y=&apos;2&apos;</loc><lastmod>" in xml
     [url] = parse_urlset(xml)
     assert url == Url(

@@ -98,8 +98,13 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(publisher.storage, "save", recording_save)
     default_site.builder().run()
-    # The index comes after every page, the manifest last of all.
-    assert order[-3:] == ["sitemap.xml", "sitemap.xml.gz", "sitemapkit-manifest.json"]
+    # The index and the stylesheet beside it after every page, the manifest last of all.
+    assert order[-4:] == [
+        "sitemap.xml",
+        "sitemap.xml.gz",
+        "sitemap.xsl",
+        "sitemapkit-manifest.json",
+    ]
     stored = objects(s3, name)
     index = parse_index(stored["sitemap.xml"])
     assert [path_of(loc) for loc, _ in index] == [

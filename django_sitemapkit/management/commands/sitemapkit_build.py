@@ -136,6 +136,12 @@ class Command(BaseCommand):
                     f"{label}{verb} sections without published files to keep: "
                     f"{', '.join(result.first_published)}."
                 )
+            for name in result.reconfigured:
+                verb = "Would re-render" if result.dry_run else "Re-rendered"
+                self.stdout.write(
+                    f"{label}{verb} section {name!r} (its sitemap class, URL patterns or "
+                    "output settings changed)."
+                )
             prefix = "Dry run: " if result.dry_run else ""
             where = builder.publisher.description
             self.stdout.write(f"{label}{prefix}{result.summary()} ({where})")

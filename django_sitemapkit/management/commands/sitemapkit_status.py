@@ -1,0 +1,45 @@
+"""``manage.py sitemapkit_status``: per section, what is published and whether it is stale."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from django_sitemapkit.siteconfig import SitesError, selected_sites
+from django_sitemapkit.sites import site
+from django_sitemapkit.status import site_status, status_lines
+
+
+class Command(BaseCommand):
+    help = (
+        "Show the published sitemap build per section: URLs, files, newest lastmod, skipped "
+        "URLs, build time and duration, and whether the data is newer than the build. "
+        "Exits 1 when a section is stale."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--format", choices=["text", "json"], default="text")
+        parser.add_argument(
+            "--site",
+            action="append",
+            dest="sites",
+            metavar="NAME",
+            help="Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            targets = selected_sites(options["sites"])
+        except (LookupError, SitesError) as exc:
+            raise CommandError(str(exc)) from None
+        statuses = [site_status(site, target) for target in targets]
+        if options["format"] == "json":
+            self.stdout.write(json.dumps([s.as_dict() for s in statuses], indent=2))
+        else:
+            for status in statuses:
+                for line in status_lines(status):
+                    self.stdout.write(line)
+        if any(status.stale for status in statuses):
+            raise SystemExit(1)

@@ -1,0 +1,88 @@
+"""``manage.py sitemapkit_validate [PATH | URL]``: check a published set or a live site.
+
+Exit status 0 when every file is right, 1 with findings (one line each, or
+``--format json``) or when there is nothing to check. The checks live in
+``django_sitemapkit.validation``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from django_sitemapkit.validation.findings import Report
+from django_sitemapkit.validation.report import as_json, as_text
+from django_sitemapkit.validation.rules import validate_set
+from django_sitemapkit.validation.schemas import SchemaError, load_schemas, schema_folder
+from django_sitemapkit.validation.sources import Source
+from django_sitemapkit.validation.targets import (
+    TargetError,
+    is_url,
+    live_sources,
+    path_source,
+    published_sources,
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Validate sitemaps: a build folder or file (PATH), a live site (URL of its /sitemap.xml, "
+        "its root or its /robots.txt), or by default the published build. Exit status 1 when "
+        "anything is wrong."
+    )
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("target", nargs="?", metavar="PATH | URL")
+        parser.add_argument(
+            "--storage", metavar="ALIAS", help="Validate the set published in this STORAGES alias."
+        )
+        parser.add_argument(
+            "--site",
+            action="append",
+            dest="sites",
+            metavar="NAME",
+            help="Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site).",
+        )
+        parser.add_argument(
+            "--base-url", metavar="URL", help="The site's URL, for a folder without a manifest."
+        )
+        parser.add_argument(
+            "--robots",
+            metavar="PATH",
+            help="The robots.txt to check (default: SITEMAPKIT['ROBOTS_TXT_PATH']).",
+        )
+        parser.add_argument(
+            "--xsd-dir",
+            metavar="DIR",
+            help="Validate against the XSDs in DIR with lxml (default: $SITEMAPKIT_XSD_DIR; "
+            "without either, the same rules run in Python).",
+        )
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            schemas = load_schemas(schema_folder(options["xsd_dir"]))
+            sources = self.sources(options)
+        except (SchemaError, TargetError) as exc:
+            raise CommandError(str(exc)) from None
+        reports = []
+        for source in sources:
+            report = Report(source.label)
+            validate_set(source, report, schemas)
+            reports.append(report.finish())
+        render = as_json if options["format"] == "json" else as_text
+        self.stdout.write(render(reports), ending="")
+        problems = sum(len(report.findings) for report in reports)
+        if problems:
+            raise CommandError(f"{problems:,} problem(s) found.", returncode=1)
+
+    def sources(self, options: dict[str, Any]) -> list[Source]:
+        target = options["target"]
+        if target and is_url(target):
+            return live_sources(target)
+        if target:
+            return [path_source(Path(target), options["base_url"], options["robots"])]
+        return published_sources(options["storage"], options["sites"], options["robots"])

@@ -1,0 +1,153 @@
+"""Background rebuilds after commits that touch registered models (``REBUILD_AFTER_COMMIT``).
+
+After a commit that saved or deleted rows of a model the default site lists,
+each section of that model gets at most one rebuild per ``REBUILD_DEBOUNCE``
+seconds, decided on the shared cache: the first commit of a window adds the
+section's key (``cache.add`` is atomic on every shared backend) and enqueues
+the ``rebuild_sitemaps`` task to run when the window closes, so that the
+rebuild reads every write of the window; the other commits of the window find
+the key and enqueue nothing. A backend that cannot defer a task (Django's
+``ImmediateBackend``) runs the rebuild at once instead, and the writes of the
+rest of that window wait for the next rebuild.
+
+Under ``SITEMAPKIT["SITES"]``, a section is rebuilt in every configured site
+that lists it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Sequence
+from contextvars import ContextVar
+from datetime import timedelta
+from typing import Any
+
+from django.apps import AppConfig
+from django.core.cache import caches
+from django.core.checks import CheckMessage, Error
+from django.db import models, transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
+from django_sitemapkit.serving.invalidation import sections_of
+from django_sitemapkit.siteconfig import SitesError, configured_sites
+from django_sitemapkit.sites import site as default_site
+
+logger = logging.getLogger("django_sitemapkit.rebuilds")
+
+# Imported by name when first needed, so the package imports without a tasks framework.
+TASK_PATH = "django_sitemapkit.tasks.rebuild_sitemaps"
+
+# True while this process enqueues a rebuild: a backend that runs the task at
+# once (ImmediateBackend) must not enqueue another from the build's own writes.
+_enqueuing: ContextVar[bool] = ContextVar("sitemapkit_enqueuing", default=False)
+
+
+def tasks_framework() -> str | None:
+    """The importable tasks framework, ``django.tasks`` or ``django_tasks``; None without one."""
+    for name in ("django.tasks", "django_tasks"):
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return name
+        except ModuleNotFoundError:  # "django_tasks" when no parent package exists
+            continue
+    return None
+
+
+def on_model_change(sender: type[models.Model], using: str = "default", **kwargs: Any) -> None:
+    """post_save / post_delete receiver: enqueue the rebuild once the write is committed."""
+    if not get_settings().REBUILD_AFTER_COMMIT or _enqueuing.get():
+        return
+    names = sections_of(sender, default_site)
+    if names:
+        transaction.on_commit(lambda: enqueue_rebuilds(names), using=using)
+
+
+def enqueue_rebuilds(sections: Sequence[str]) -> None:
+    """Enqueue a rebuild of ``sections`` in each site listing them, unless one is pending.
+
+    Never raises: a failure is logged and the section's window reopened, so the
+    next commit tries again; the write that led here is committed already.
+    """
+    for site_name, names in _by_site(sections):
+        won = [name for name in names if _open_window(site_name, name)]
+        if won:
+            try:
+                _enqueue(won, site_name)
+            except Exception:
+                logger.exception("Could not enqueue the sitemap rebuild of %s.", ", ".join(won))
+                caches[get_settings().CACHE_ALIAS].delete_many(
+                    [_window_key(site_name, name) for name in won]
+                )
+
+
+def _by_site(sections: Sequence[str]) -> list[tuple[str | None, list[str]]]:
+    try:
+        sites = configured_sites()
+    except SitesError:  # reported by system check E020
+        return []
+    if not sites:
+        return [(None, list(sections))]
+    by_site = [(s.name, [name for name in sections if s.lists(name)]) for s in sites]
+    return [(name, names) for name, names in by_site if names]
+
+
+def _window_key(site_name: str | None, section: str) -> str:
+    return f"{CACHE_KEY_PREFIX}:rebuild:{site_name or ''}:{section}"
+
+
+def _open_window(site_name: str | None, section: str) -> bool:
+    """Whether this commit opens the section's window (and so enqueues its rebuild)."""
+    conf = get_settings()
+    timeout = max(1, int(conf.REBUILD_DEBOUNCE))
+    return bool(caches[conf.CACHE_ALIAS].add(_window_key(site_name, section), 1, timeout))
+
+
+def rebuild_task() -> Any:
+    """The ``rebuild_sitemaps`` task, its module imported now: the tasks framework is optional."""
+    return import_string(TASK_PATH)
+
+
+def _enqueue(sections: list[str], site_name: str | None) -> None:
+    task = rebuild_task()
+    if task.get_backend().supports_defer:
+        delay = timedelta(seconds=max(1, int(get_settings().REBUILD_DEBOUNCE)))
+        task = task.using(run_after=timezone.now() + delay)
+    token = _enqueuing.set(True)
+    try:
+        task.enqueue(sections=sections, site=site_name)
+    finally:
+        _enqueuing.reset(token)
+
+
+def check_rebuilds(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """E023: REBUILD_AFTER_COMMIT is on but no tasks framework or backend can take the task."""
+    if not get_settings().REBUILD_AFTER_COMMIT:
+        return []
+    if tasks_framework() is None:
+        return [
+            Error(
+                "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on, but no tasks framework is installed: "
+                "Django 5.2 has no django.tasks.",
+                hint="pip install django-tasks (the backport; the 'tasks' extra of "
+                "django-sitemapkit), or turn REBUILD_AFTER_COMMIT off.",
+                id="sitemapkit.E023",
+            )
+        ]
+    try:
+        rebuild_task().get_backend()
+    except Exception as exc:
+        return [
+            Error(
+                "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on, but the tasks backend cannot take "
+                f"the rebuild task: {exc}",
+                hint="Configure settings.TASKS with a backend (and run its worker), "
+                "or turn REBUILD_AFTER_COMMIT off.",
+                id="sitemapkit.E023",
+            )
+        ]
+    return []

@@ -1,0 +1,174 @@
+"""Stale builds when the data changes in ANOTHER process: a worker, ``manage.py shell``.
+
+Build once; another process (``another_process.py``) adds 3,000 rows and saves
+one through the ORM, on the same database and the same cache. The views of
+this process then list the new rows (``STALE_BUILD = "render"``), or serve
+the build with a logged warning while ``sitemapkit_status`` says stale
+("serve").
+
+Another process must open the test's database: PostgreSQL and MariaDB (the
+test database, committed by ``django_db(transaction=True)``) or an SQLite
+file. pytest-django's SQLite test database is in memory, which no other
+process can open: there the module skips, and ``.ci/run`` runs it on
+PostgreSQL and MariaDB (steps 2 and 3). A cache each process keeps to
+itself (the suite's default, local memory) would hide the other process's
+save, which is what check W003 warns about: the test then shares a file
+cache with the other process.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from django.conf import settings as django_settings
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.publishing import freshness
+from django_sitemapkit.stalechecks import PROCESS_LOCAL_CACHES
+from tests.building.builds import T0, build
+from tests.testapp.models import Article, Tag
+from tests.utils import all_urls, path_of
+
+REPO = Path(__file__).resolve().parents[2]
+NEW_ROWS = 3000
+
+IN_MEMORY = (
+    "the SQLite test database is in memory, which another process cannot open: "
+    "runs on PostgreSQL and MariaDB (DATABASE_URL; .ci/run steps 2 and 3)"
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def database_url() -> str:
+    """``DATABASE_URL`` naming the test database this process uses (set up by now)."""
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.skip(IN_MEMORY)
+    name = str(connection.settings_dict["NAME"])
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{name}"
+    url = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(url._replace(path="/" + name))
+
+
+@pytest.fixture
+def shared_cache(settings: Any, tmp_path: Path) -> str:
+    """``CACHE_URL`` of a cache both processes reach: the suite's own, unless process-local."""
+    backend = django_settings.CACHES["default"]["BACKEND"]
+    if backend not in PROCESS_LOCAL_CACHES:
+        return os.environ["CACHE_URL"]
+    location = tmp_path / "cache"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(location),
+        }
+    }
+    return f"filecache://{location}"
+
+
+@pytest.fixture
+def built(sitemaps: Any, settings: Any, tmp_path: Path, shared_cache: str) -> dict[str, str]:
+    """Articles and tags built once; the environment of the other process."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "PYTHONPATH": str(REPO),
+        "DATABASE_URL": database_url(),
+        "CACHE_URL": shared_cache,
+    }
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 1000
+
+    sitemapkit.register(Tag)
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(5)
+    )
+    Tag.objects.create(slug="t", updated_at=T0)
+    build()
+    freshness._local.clear()
+    freshness._warned.clear()
+    return env
+
+
+def write_in_another_process(env: dict[str, str]) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "tests.publishing.another_process", str(NEW_ROWS)],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    # The other process saw the build's five rows and wrote its own.
+    assert completed.stdout.split() == [str(NEW_ROWS + 5)]
+
+
+def published_index(settings: Any) -> bytes:
+    return (Path(settings.SITEMAPKIT["BUILD_DIR"]) / "current" / "sitemap.xml").read_bytes()
+
+
+def status(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    try:
+        call_command("sitemapkit_status", *args, stdout=out)
+    except SystemExit as exc:
+        return int(str(exc.code)), out.getvalue()
+    return 0, out.getvalue()
+
+
+def test_render_mode_lists_the_other_process_rows(
+    built: dict[str, str], client: Client, settings: Any
+) -> None:
+    # Served from the build, and the answer "current" is now kept for a while.
+    assert client.get("/sitemap.xml").content == published_index(settings)
+    write_in_another_process(built)
+    urls = {path_of(url.loc) for url in all_urls(client)}
+    articles = {u for u in urls if u.startswith("/articles/")}
+    assert articles == {f"/articles/new{i}/" for i in range(NEW_ROWS)} | {
+        f"/articles/a{i}/" for i in range(5)
+    }
+    assert client.get("/sitemap.xml").content != published_index(settings)
+
+
+def test_serve_mode_warns_and_status_says_stale(
+    built: dict[str, str], client: Client, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STALE_BUILD": "serve"}
+    published = published_index(settings)
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        assert client.get("/sitemap.xml").content == published
+        assert not [r for r in caplog.records if "older than the data" in r.getMessage()]
+        assert status()[0] == 0
+        write_in_another_process(built)
+        assert client.get("/sitemap.xml").content == published
+    warnings = [r.getMessage() for r in caplog.records if "older than the data" in r.getMessage()]
+    assert warnings == [
+        "Serving the published build of sitemap section 'testapp-article', which is older "
+        "than the data (STALE_BUILD = 'serve'): run sitemapkit_build."
+    ]
+    code, text = status()
+    assert code == 1
+    assert "STALE" in text.splitlines()[0]
+    code, text = status("--format", "json")
+    (site,) = json.loads(text)
+    by_name = {s["section"]: s for s in site["sections"]}
+    assert by_name["testapp-article"]["stale"] is True
+    assert by_name["testapp-tag"]["stale"] is False
