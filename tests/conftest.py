@@ -11,10 +11,11 @@ Keep this file short: put reusable helpers in their own modules and import them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from moto import server as moto_server
 
 from django_sitemapkit.sites import site
 from tests.xsd import validate_index, validate_urlset
@@ -49,6 +50,16 @@ def sitemaps() -> Any:
         site._registry.clear()
         site._registry.update(saved)
         site.duplicate_sections[:] = saved_duplicates
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1, for the module's tests (see tests/s3.py)."""
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -7,21 +7,18 @@ Two sites, two hosts: ``articles`` is shared and narrowed per site
 from __future__ import annotations
 
 import datetime
-import uuid
-from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
-from moto import server as moto_server
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.result import BuildError
+from tests.s3 import use_new_bucket
 from tests.testapp.models import Article, Product, Tag
 from tests.utils import parse_index, parse_urlset, path_of
 
@@ -210,42 +207,10 @@ def test_robots_lists_each_sites_index_in_its_own_file(
     assert f"Sitemap: {BLOG}/sitemap.xml" in body
 
 
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
-
-
 def test_on_s3_each_site_publishes_under_its_own_prefix(
     client: Client, two_sites: Path, settings: Any, s3_endpoint: str
 ) -> None:
-    s3 = boto3.client(
-        "s3",
-        endpoint_url=s3_endpoint,
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-        region_name="us-east-1",
-    )
-    bucket = f"sitemaps-{uuid.uuid4().hex}"
-    s3.create_bucket(Bucket=bucket)
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "sitemaps": {
-            "BACKEND": "storages.backends.s3.S3Storage",
-            "OPTIONS": {
-                "bucket_name": bucket,
-                "endpoint_url": s3_endpoint,
-                "access_key": "test",
-                "secret_key": "test",
-                "region_name": "us-east-1",
-                "file_overwrite": True,
-            },
-        },
-    }
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STORAGE": "sitemaps"}
+    s3, bucket = use_new_bucket(settings, s3_endpoint)
     build_output()
     keys = {item["Key"] for item in s3.list_objects_v2(Bucket=bucket)["Contents"]}
     assert {"shop/sitemap.xml", "blog/sitemap.xml"} <= keys

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import datetime
 import gzip
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
-from moto import server as moto_server
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.engine import sections
@@ -19,6 +15,7 @@ from django_sitemapkit.publishing.base import BuildLocked, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.sites import site as default_site
+from tests.s3 import use_new_bucket
 from tests.testapp.models import Article
 from tests.utils import parse_index, parse_urlset, path_of
 
@@ -29,43 +26,9 @@ T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 EDITED = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
 
 
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
-
-
 @pytest.fixture
 def bucket(s3_endpoint: str, settings: Any, sitemaps: Any) -> Any:
-    client = boto3.client(
-        "s3",
-        endpoint_url=s3_endpoint,
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-        region_name="us-east-1",
-    )
-    # A new bucket per test, randomly named: the moto server outlives the
-    # test, and a name made of a timestamp and an object id can repeat.
-    name = f"sitemaps-{uuid.uuid4().hex}"
-    client.create_bucket(Bucket=name)
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "sitemaps": {
-            "BACKEND": "storages.backends.s3.S3Storage",
-            "OPTIONS": {
-                "bucket_name": name,
-                "endpoint_url": s3_endpoint,
-                "access_key": "test",
-                "secret_key": "test",
-                "region_name": "us-east-1",
-                "file_overwrite": True,
-            },
-        },
-    }
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STORAGE": "sitemaps"}
+    client, name = use_new_bucket(settings, s3_endpoint)
 
     @sitemapkit.register(Article)
     class ArticleSitemap(sitemapkit.ModelSitemap):
