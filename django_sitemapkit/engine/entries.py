@@ -157,13 +157,7 @@ class EntryFactory:
     def reject(self, item: Any, exc: Exception) -> None:
         """Skip ``item``, whose details raised ``exc``; old news is left out without a warning."""
         if isinstance(exc, EntryRejected) and exc.quiet:
-            self.skipped += 1
-            logger.debug(
-                "Sitemap section %r: left out %s: %s.",
-                self.sitemap.section,
-                self.access.describe(item),
-                exc,
-            )
+            self.skip(item, str(exc), quiet=True)
         elif isinstance(exc, EntryRejected):
             self.skip(item, str(exc))
         else:
@@ -253,12 +247,14 @@ class EntryFactory:
         """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""
         self.skip(item, f"{loc} is listed already in this file")
 
-    def skip(self, item: Any, reason: str) -> None:
-        """Count ``item`` as skipped, and log why."""
+    def skip(self, item: Any, reason: str, *, quiet: bool = False) -> None:
+        """Count ``item`` as skipped, and log why (at debug level when ``quiet``: expected)."""
         self.skipped += 1
-        logger.warning(
-            "Sitemap section %r: skipped %s: %s.",
+        logger.log(
+            logging.DEBUG if quiet else logging.WARNING,
+            "Sitemap section %r: %s %s: %s.",
             self.sitemap.section,
+            "left out" if quiet else "skipped",
             self.access.describe(item),
             reason,
         )
