@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import datetime
-import io
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.publishing import freshness
 from tests.building.builds import T0, build
+from tests.publishing.stale import assert_articles_reported_stale, status
 from tests.testapp.models import Article, Tag
 from tests.utils import all_urls, path_of
 
@@ -54,15 +52,6 @@ def add_rows_and_save_one() -> None:
     edited.save()
 
 
-def status(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    try:
-        call_command("sitemapkit_status", *args, stdout=out)
-    except SystemExit as exc:
-        return int(str(exc.code)), out.getvalue()
-    return 0, out.getvalue()
-
-
 def test_a_current_build_is_served_and_status_says_current(built: Path, client: Client) -> None:
     index = client.get("/sitemap.xml")
     assert index.status_code == 200
@@ -93,19 +82,7 @@ def test_serve_mode_serves_the_build_warns_once_and_status_says_stale(
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
         assert client.get("/sitemap.xml").content == published
         assert client.get("/sitemap.xml").content == published
-    warnings = [r.getMessage() for r in caplog.records if "older than the data" in r.getMessage()]
-    assert warnings == [
-        "Serving the published build of sitemap section 'testapp-article', which is older "
-        "than the data (STALE_BUILD = 'serve'): run sitemapkit_build."
-    ]
-    code, text = status()
-    assert code == 1
-    assert "STALE" in text.splitlines()[0]
-    code, text = status("--format", "json")
-    (site,) = json.loads(text)
-    by_name = {s["section"]: s for s in site["sections"]}
-    assert by_name["testapp-article"]["stale"] is True
-    assert by_name["testapp-tag"]["stale"] is False
+    site = assert_articles_reported_stale(caplog)
     assert site["stale"] is True
 
 

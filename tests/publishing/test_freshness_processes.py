@@ -19,8 +19,6 @@ cache with the other process.
 from __future__ import annotations
 
 import datetime
-import io
-import json
 import logging
 import os
 import subprocess
@@ -31,7 +29,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings as django_settings
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
@@ -39,6 +36,7 @@ import django_sitemapkit as sitemapkit
 from django_sitemapkit.publishing import freshness
 from django_sitemapkit.stalechecks import PROCESS_LOCAL_CACHES
 from tests.building.builds import T0, build
+from tests.publishing.stale import assert_articles_reported_stale, status
 from tests.testapp.models import Article, Tag
 from tests.utils import all_urls, path_of
 
@@ -125,15 +123,6 @@ def published_index(settings: Any) -> bytes:
     return (Path(settings.SITEMAPKIT["BUILD_DIR"]) / "current" / "sitemap.xml").read_bytes()
 
 
-def status(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    try:
-        call_command("sitemapkit_status", *args, stdout=out)
-    except SystemExit as exc:
-        return int(str(exc.code)), out.getvalue()
-    return 0, out.getvalue()
-
-
 def test_render_mode_lists_the_other_process_rows(
     built: dict[str, str], client: Client, settings: Any
 ) -> None:
@@ -159,16 +148,4 @@ def test_serve_mode_warns_and_status_says_stale(
         assert status()[0] == 0
         write_in_another_process(built)
         assert client.get("/sitemap.xml").content == published
-    warnings = [r.getMessage() for r in caplog.records if "older than the data" in r.getMessage()]
-    assert warnings == [
-        "Serving the published build of sitemap section 'testapp-article', which is older "
-        "than the data (STALE_BUILD = 'serve'): run sitemapkit_build."
-    ]
-    code, text = status()
-    assert code == 1
-    assert "STALE" in text.splitlines()[0]
-    code, text = status("--format", "json")
-    (site,) = json.loads(text)
-    by_name = {s["section"]: s for s in site["sections"]}
-    assert by_name["testapp-article"]["stale"] is True
-    assert by_name["testapp-tag"]["stale"] is False
+    assert_articles_reported_stale(caplog)
