@@ -177,7 +177,16 @@ def measure(args: list[str], env: dict[str, str], timeout: float) -> dict[str, A
 def database_url(db: str, rows: int, data_dir: Path, pg_url: str) -> str:
     if db == "sqlite":
         return f"sqlite:///{data_dir / f'bench-{rows}.sqlite3'}"
-    return pg_url
+    return sized_pg_url(pg_url, rows)
+
+
+def sized_pg_url(pg_url: str, rows: int) -> str:
+    """A PostgreSQL database per table size (``<name>`` up to 1,000,000 rows, ``<name>_<N>`` above),
+    so that sizes do not reseed one another."""
+    if rows <= 1_000_000:
+        return pg_url
+    base, query = (pg_url.split("?", 1) + [""])[:2]
+    return f"{base}_{rows}" + (f"?{query}" if query else "")
 
 
 def summarize(runs: list[dict[str, Any]], rows: int, contender: str) -> dict[str, Any]:
@@ -577,7 +586,8 @@ def main() -> None:
 
     db_versions: dict[str, str] = {}
     if "postgres" in args.db:
-        db_versions["postgres"] = ensure_pg_database(args.pg_url)
+        for rows in args.rows:
+            db_versions["postgres"] = ensure_pg_database(sized_pg_url(args.pg_url, rows))
 
     report: dict[str, Any] = {
         "started": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.checks import check_index_directory, check_settings, check_sites
+from tests.perrow import PerRow
 from tests.testapp.models import Article, Author, Event, Tag
 
 
@@ -209,7 +210,10 @@ def test_urls_inside_the_index_directory_are_fine(sitemaps: Any) -> None:
 def test_the_directory_check_makes_no_query(sitemaps: Any) -> None:
     """Sections that need rows are left to sitemapkit_build, which checks their first URL."""
     Article.objects.create(slug="a", updated_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
-    sitemapkit.register(Article)  # get_absolute_url(): only a row can tell
+
+    @sitemapkit.register(Article)
+    class PerRowArticles(PerRow, sitemapkit.ModelSitemap):
+        """location() per row: only a row can tell."""
 
     @sitemapkit.register(section="from-rows")
     class RowSitemap(sitemapkit.Sitemap):
@@ -220,6 +224,19 @@ def test_the_directory_check_makes_no_query(sitemaps: Any) -> None:
     with CaptureQueriesContext(connection) as queries:
         assert check_index_directory() == []
     assert len(queries) == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_the_directory_check_reads_a_derived_pattern_with_no_query(sitemaps: Any) -> None:
+    """register(Article): get_absolute_url() is read as the URL pattern, whose prefix tells."""
+    Article.objects.create(slug="a", updated_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
+    sitemapkit.register(Article)
+    with CaptureQueriesContext(connection) as queries:
+        errors = check_index_directory()
+    assert len(queries) == 0
+    assert ids(errors) == ["sitemapkit.E014"]
+    assert "lists URLs starting https://www.example.com/articles/, outside" in errors[0].msg
 
 
 @pytest.mark.urls("tests.urls_sitemapkit_in_directory")

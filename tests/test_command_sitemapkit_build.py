@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 import django_sitemapkit as sitemapkit
+from tests.perrow import PerRow
 from tests.testapp.models import Article, Event
 from tests.utils import parse_index, parse_urlset
 
@@ -189,15 +190,37 @@ def test_build_without_the_views_routed_writes_the_same_bytes(
 
 @pytest.mark.urls("tests.urls_sitemapkit_in_directory")
 def test_urls_outside_the_index_directory_fail_the_build(site: Path) -> None:
+    # register(Article): get_absolute_url() is read as the URL pattern, whose prefix tells.
     message = (
-        "Section 'testapp-article' lists https://www.example.com/articles/a0/, outside "
-        "https://www.example.com/sitemapkit/, the directory of the sitemap index "
+        "Section 'testapp-article' lists URLs starting https://www.example.com/articles/, "
+        "outside https://www.example.com/sitemapkit/, the directory of the sitemap index "
         "/sitemapkit/sitemap.xml"
     )
     with pytest.raises(CommandError, match=re.escape(message)) as caught:
         run()
     assert 'path("", site.urls)' in str(caught.value)
     assert not (site / "current").exists()
+
+
+@pytest.mark.urls("tests.urls_sitemapkit_in_directory")
+def test_a_per_row_section_outside_the_index_directory_fails_on_its_first_row(
+    sitemaps: Any, settings: Any, tmp_path: Path
+) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(PerRow, sitemapkit.ModelSitemap):
+        """location() per row: only a row can tell."""
+
+    Article.objects.bulk_create(Article(slug=f"a{i}", updated_at=T0) for i in range(3))
+    message = (
+        "Section 'testapp-article' lists https://www.example.com/articles/a0/, outside "
+        "https://www.example.com/sitemapkit/, the directory of the sitemap index "
+        "/sitemapkit/sitemap.xml"
+    )
+    with pytest.raises(CommandError, match=re.escape(message)):
+        run()
+    assert not (tmp_path / "current").exists()
 
 
 @pytest.mark.urls("tests.urls_sitemapkit_in_directory")

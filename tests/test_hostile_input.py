@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.models import SitemapPage
 from django_sitemapkit.sites import site as default_site
+from tests.perrow import PerRow
 from tests.rfc3986 import is_sitemap_url
 from tests.testapp.models import Article, Event
 from tests.utils import parse_index, parse_urlset, path_of
@@ -90,10 +91,11 @@ def site(sitemaps: Any) -> Any:
     class EventSitemap(sitemapkit.ModelSitemap):
         lastmod_field = "modified"
 
-    class SlowArticles(sitemapkit.ModelSitemap):
+    class SlowArticles(PerRow, sitemapkit.ModelSitemap):
         model = Article
 
-    class FastArticles(SlowArticles):
+    class FastArticles(sitemapkit.ModelSitemap):
+        model = Article
         url_name = "article-detail"
         url_kwargs = {"slug": "slug"}
 

@@ -11,7 +11,9 @@ import pytest
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.rendering import render_index, render_page
+from django_sitemapkit.engine.rows import reads_columns
 from django_sitemapkit.sites import site
+from tests.perrow import PerRow
 from tests.testapp.models import Article, Author, Event, Product, Tag
 from tests.utils import parse_index, parse_urlset
 
@@ -236,25 +238,52 @@ AWKWARD_SLUGS = [
 def test_fast_path_is_byte_identical_to_get_absolute_url(
     sitemaps: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    class Slow(sitemapkit.ModelSitemap):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    class Derived(sitemapkit.ModelSitemap):
+        """No url_name, no location(): get_absolute_url() read as the URL pattern."""
+
         changefreq = "daily"
         priority = 0.4
 
-    class Fast(Slow):
+    class Slow(PerRow, Derived):
+        """location() calls get_absolute_url() per row."""
+
+    class Fast(Derived):
         url_name = "article-detail"
         url_kwargs = {"slug": "slug"}
 
     sitemapkit.register(Article, Slow, section="slow")
+    sitemaps._registry["derived"] = type(
+        "Derived", (Derived,), {"section": "derived", "model": Article}
+    )()
     sitemaps._registry["fast"] = type("Fast", (Fast,), {"section": "fast", "model": Article})()
+    assert [reads_columns(site._registry[s]) for s in ("slow", "derived", "fast")] == [
+        False,
+        True,
+        True,
+    ]
     Article.objects.bulk_create(
-        Article(slug=slug, updated_at=T0 + datetime.timedelta(days=i, microseconds=7 * (i % 2)))
+        Article(
+            slug=slug,
+            title="not-read",
+            updated_at=T0 + datetime.timedelta(days=i, microseconds=7 * (i % 2)),
+        )
         for i, slug in enumerate([*AWKWARD_SLUGS, "plain-2", "plain_3"])
     )
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
         slow = render_page("slow", 1, base_url=BASE, sitemaps=site)
+        with CaptureQueriesContext(connection) as queries:
+            derived = render_page("derived", 1, base_url=BASE, sitemaps=site)
         fast = render_page("fast", 1, base_url=BASE, sitemaps=site)
     assert fast.content == slow.content
-    assert fast.skipped == slow.skipped == 3  # "", "a/b", and the 2,100-character URL
+    assert derived.content == slow.content
+    assert fast.skipped == slow.skipped == derived.skipped == 3  # "", "a/b", the long URL
+    # The derived section reads columns: no instance, so no title column.
+    selects = [q["sql"] for q in queries if "testapp_article" in q["sql"]]
+    assert selects
+    assert not any("title" in sql for sql in selects)
     assert len(parse_urlset(fast.content)) == len(AWKWARD_SLUGS) - 1
     assert "skipped <testapp.Article pk=" in caplog.text
     assert parse_index(render_index(base_url=BASE, sitemaps=site).content)[0][1] is not None
@@ -324,6 +353,8 @@ def register_articles(*, fast: bool) -> None:
     if fast:
         ArticleSitemap.url_name = "article-detail"
         ArticleSitemap.url_kwargs = {"slug": "slug"}
+    else:
+        ArticleSitemap = type("ArticleSitemap", (PerRow, ArticleSitemap), {})
     sitemapkit.register(Article, ArticleSitemap)
 
 
@@ -500,10 +531,11 @@ def test_a_unique_column_still_lists_a_normalised_url_once(sitemaps: Any, slugs:
     # Rows of a unique slug cannot repeat a URL among themselves, so the fast
     # path does not track them until a row its fused loop cannot write comes:
     # "a/../b" and "x/./../c" are "b" and "c" once normalised.
-    class Slow(sitemapkit.ModelSitemap):
+    class Slow(PerRow, sitemapkit.ModelSitemap):
         model = Product
 
-    class Fast(Slow):
+    class Fast(sitemapkit.ModelSitemap):
+        model = Product
         url_name = "product-detail"
         url_kwargs = {"slug": "slug"}
 

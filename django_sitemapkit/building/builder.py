@@ -19,7 +19,7 @@ import time
 import uuid
 
 from django_sitemapkit.building.configprint import config_fingerprint
-from django_sitemapkit.building.pagefiles import BackgroundDigests, PageFiles, sha256
+from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, sha256
 from django_sitemapkit.building.resilient import (
     render_page_resiliently,
     render_section,
@@ -117,8 +117,8 @@ class Builder:
             # Notes the URLs this build changes, for IndexNow (when it is on).
             transaction = watch(transaction, self.publisher, previous)
             try:
-                with BackgroundDigests() as digests:
-                    self._build(manifest, previous, transaction, selected, result, digests)
+                with BackgroundWork() as background:
+                    self._build(manifest, previous, transaction, selected, result, background)
             except BaseException:
                 if transaction is not None:
                     transaction.abort()
@@ -168,12 +168,12 @@ class Builder:
         transaction: Transaction | None,
         selected: set[str],
         result: BuildResult,
-        digests: BackgroundDigests,
+        background: BackgroundWork,
     ) -> None:
         files = PageFiles(
             transaction,
             result,
-            digests,
+            background,
             full=self.full,
             gzip=self.gzip,
             old_gzip=previous is not None and previous.gzip,

@@ -22,6 +22,7 @@ from typing import Any
 from django.urls import get_resolver
 
 from django_sitemapkit.conf import get_settings
+from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap, UrlName
 
 # Classes of this package: their code is the package version's, not the project's.
@@ -99,7 +100,8 @@ def _source(function: Any) -> str:
 
 def _url_names(sitemap: Sitemap) -> list[str]:
     if isinstance(sitemap, ModelSitemap):
-        return [sitemap.url_name] if sitemap.url_name else []
+        route = url_route(sitemap)
+        return [] if route is None else [route.url_name]
     if isinstance(sitemap, StaticViewSitemap):
         names = []
         for entry in sitemap.url_names:

@@ -29,22 +29,27 @@ def sha256(*pieces: Piece) -> str:
     return digest.hexdigest()
 
 
-class BackgroundDigests:
-    """sha256 digests of page files, worked out on another core while the build goes on.
+class BackgroundWork:
+    """sha256 digests and gzip of page files, worked out on another core while the build goes on.
 
-    hashlib lets go of the GIL while it hashes a large buffer, so the digest
-    of one page costs no time while the next is rendered. One page at a
-    time: a build holds at most one more page's bytes than it would without.
+    hashlib and zlib let go of the GIL while they work on a large buffer, so
+    hashing and compressing one page cost no time while the next is
+    rendered. One page at a time: a build holds at most one more page's
+    bytes than it would without.
     """
 
     def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-sha256")
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-pages")
         self._pending: tuple[FileRecord, Future[str]] | None = None
 
     def fill_in(self, record: FileRecord, pieces: Sequence[Piece]) -> None:
         """Set ``record.sha256`` to the digest of ``pieces``, at the latest by ``wait()``."""
         self.wait()
         self._pending = (record, self._pool.submit(sha256, *pieces))
+
+    def compress(self, pieces: Sequence[Piece]) -> Future[list[bytes]]:
+        """Each piece's compressed bytes (``compress_pieces``), on the worker."""
+        return self._pool.submit(compress_pieces, pieces)
 
     def wait(self) -> None:
         """Every record given so far has its digest."""
@@ -53,7 +58,7 @@ class BackgroundDigests:
             self._pending = None
             record.sha256 = future.result()
 
-    def __enter__(self) -> BackgroundDigests:
+    def __enter__(self) -> BackgroundWork:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -71,7 +76,7 @@ class PageFiles:
         self,
         transaction: Transaction | None,
         result: BuildResult,
-        digests: BackgroundDigests,
+        background: BackgroundWork,
         *,
         full: bool,
         gzip: bool,
@@ -80,7 +85,7 @@ class PageFiles:
     ) -> None:
         self._transaction = transaction
         self._result = result
-        self._digests = digests
+        self._background = background
         self._full = full
         self._gzip = gzip
         # Previous gzip files can be reused only if the previous build made them.
@@ -88,6 +93,8 @@ class PageFiles:
         self._started = started
         # Pages whose digest comes later, to compare with their published one.
         self._awaiting_digest: list[tuple[FileRecord, FileRecord]] = []
+        # The page whose .gz is being compressed: written when it is done.
+        self._compressing: tuple[FileRecord, str, RenderedPage, Future[list[bytes]]] | None = None
 
     def keep_files(self, record: FileRecord) -> None:
         """Keep the published files of ``record``'s page (and its ``.gz``, if this build has them)."""
@@ -118,9 +125,11 @@ class PageFiles:
         digest = page.digest or ("" if defer_digest else sha256(*page.pieces))
         same_bytes = before is not None and before.sha256 == digest
         unchanged = same_bytes and not self._full and (self._old_gzip or not self._gzip)
+        self._finish_compressing()
         compressed: Sequence[Piece] = []
-        if not unchanged and self._gzip:
-            compressed = page.compressed or compress_pieces(page.pieces)
+        compressing = not unchanged and self._gzip and page.compressed is None
+        if not unchanged and self._gzip and page.compressed is not None:
+            compressed = page.compressed
         record = FileRecord(
             section=section,
             number=number,
@@ -135,20 +144,40 @@ class PageFiles:
             layout=page_layout(page, compressed, kept=before if unchanged else None),
         )
         if defer_digest:
-            self._digests.fill_in(record, page.pieces)
+            self._background.fill_in(record, page.pieces)
             if before is not None:
                 self._awaiting_digest.append((record, before))
+        name = page_filename(section, number)
         if unchanged:
             assert before is not None
             self.keep_files(before)
+        elif compressing:
+            self._write(name, page.pieces, page.reused)
+            future = self._background.compress(page.pieces)
+            self._compressing = (record, name, page, future)
         else:
-            self._write_page(page_filename(section, number), page, compressed)
+            self._write_page(name, page, compressed)
         self._count(page)
         return record
 
+    def _finish_compressing(self) -> None:
+        """Write the .gz of the page being compressed, once its bytes are there."""
+        if self._compressing is None:
+            return
+        record, name, page, future = self._compressing
+        self._compressing = None
+        compressed = future.result()
+        if record.layout is not None:
+            record.layout = dataclasses.replace(
+                record.layout, gz_sizes=[len(piece) for piece in compressed]
+            )
+        self._write_gzip(name, page, compressed)
+
     def settle(self) -> None:
-        """Every page recorded so far has its digest, and its old lastmod if its bytes are the old ones."""
-        self._digests.wait()
+        """Every page recorded so far is written and has its digest, and its old lastmod if its
+        bytes are the old ones."""
+        self._finish_compressing()
+        self._background.wait()
         for record, before in self._awaiting_digest:
             if record.sha256 == before.sha256:
                 # Rewritten byte for byte (a --full build of unchanged rows):
@@ -170,9 +199,12 @@ class PageFiles:
     def _write_page(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
         self._write(name, page.pieces, page.reused)
         if self._gzip:
-            # gzip_member puts the gzip header before the pieces.
-            reused_gz = {index + 1: offset for index, offset in page.reused_gz.items()}
-            self._write(name + ".gz", gzip_member(page.pieces, compressed), reused_gz)
+            self._write_gzip(name, page, compressed)
+
+    def _write_gzip(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
+        # gzip_member puts the gzip header before the pieces.
+        reused_gz = {index + 1: offset for index, offset in page.reused_gz.items()}
+        self._write(name + ".gz", gzip_member(page.pieces, compressed), reused_gz)
 
     def _count(self, page: RenderedPage) -> None:
         self._result.urls += page.url_count

@@ -20,6 +20,7 @@ from django.db import models
 from django.db.models.fields.files import FieldFile
 
 from django_sitemapkit.engine.internals import CHUNK_SIZE
+from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 
@@ -35,7 +36,7 @@ def image_column(sitemap: Sitemap) -> str | None:
     name = images_field(sitemap)
     if name is None or "__" in name or not isinstance(sitemap, ModelSitemap):
         return None
-    return name if sitemap.url_name is not None else None
+    return name if url_route(sitemap) is not None else None
 
 
 def target_field(sitemap: ModelSitemap) -> models.Field[Any, Any]:
@@ -81,7 +82,7 @@ class ImageReader:
         self.sitemap = sitemap
         self.lookup = sitemap.images_field
         self.related = "__" in self.lookup
-        self.columns = sitemap.url_name is not None
+        self.columns = url_route(sitemap) is not None
         self.to_url = url_of(target_field(sitemap))
         self.fetched: dict[Any, list[Any]] = {}
 

@@ -18,7 +18,7 @@ from django.db import connections
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.rendering import URL_NAMESPACE, index_path, make_context
-from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 
@@ -97,8 +97,9 @@ def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bo
 
 def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object, bool]]:
     samples: list[tuple[object, bool]] = []
-    if sitemap.url_name is not None:
-        template = UrlTemplate(sitemap.url_name, list(sitemap.url_kwargs))
+    route = url_route(sitemap)
+    if route is not None:
+        template = route.template()
         if template.parts is not None:
             samples.append((template.parts[0], True))
     if query and sitemap.model is not None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import connections, models
 from django.db.models import QuerySet
+from django.db.models.query import ModelIterable
 from django.db.models.sql.compiler import SQLCompiler
 from django.db.models.sql.constants import MULTI
 
@@ -50,6 +51,33 @@ def iterate_rows(
     return rows
 
 
+def row_chunks(
+    queryset: QuerySet[Any], *, size: int, server_side: bool = True
+) -> Iterator[list[Sequence[Any]]]:
+    """The cursor's own rows of a ``values_list()`` queryset, ``size`` at a time, unconverted
+    (from a server-side cursor where the database has them).
+
+    For columns no converter applies to (the caller checks with
+    ``selected_converters``); the public ``iterator()`` hands out one row at a time.
+    """
+    connection = connections[queryset.db]
+    compiler = queryset.query.get_compiler(queryset.db)
+    chunks: Iterator[list[Sequence[Any]]] = compiler.execute_sql(
+        MULTI,
+        chunked_fetch=server_side
+        and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"),
+        chunk_size=size,
+    )
+    return chunks
+
+
+def column_converters(queryset: QuerySet[Any]) -> dict[int, Any]:
+    """The converters the ORM applies to each column of a ``values_list()`` queryset's rows."""
+    compiler = queryset.query.get_compiler(queryset.db)
+    compiler.setup_query()
+    return selected_converters(compiler)
+
+
 def selected_converters(compiler: SQLCompiler) -> dict[int, Any]:
     """The backend and field converters of the columns ``compiler`` selects, by position."""
     fields = [selected[0] for selected in compiler.select[0 : compiler.col_count]]
@@ -74,6 +102,15 @@ def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequenc
     compiler.setup_query()
     converted: Iterator[Sequence[Any]] = compiler.results_iter(results=[rows])
     return converted
+
+
+def yields_instances(queryset: QuerySet[Any]) -> bool:
+    """Whether ``queryset`` yields plain instances of its model, as Django's own iterable does.
+
+    A polymorphic manager's QuerySet yields subclasses instead, each with its
+    own methods; only the private ``_iterable_class`` tells them apart.
+    """
+    return queryset._iterable_class is ModelIterable
 
 
 def bound_alias(manager: models.Manager[Any]) -> str | None:

@@ -1,10 +1,11 @@
 """Reading a model section's rows: model instances, or tuples of just the columns its URLs need.
 
-A ``ModelSitemap`` with ``url_name`` and ``url_kwargs`` reads *column rows*
+A ``ModelSitemap`` with a URL route (``url_name`` and ``url_kwargs``, or a
+``get_absolute_url()`` read as one: routes.py) reads *column rows*
 (``values_list()`` of the key, the URL's fields, then lastmod, changefreq and
 priority where they come from columns), and fills its URL pattern from them
 without an instance per row (see urltemplates.py). One without reads
-instances and asks each for its ``get_absolute_url()``.
+instances and asks each for its ``location()``.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from django_sitemapkit.engine.imagesources import image_column
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
 from django_sitemapkit.engine.pages import KeysetPages, KeySpan, PageSummary
 from django_sitemapkit.engine.rangestats import key_field
+from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.engine.siteitems import narrowed, page_table_name
-from django_sitemapkit.engine.urltemplates import UrlTemplate
 from django_sitemapkit.protocol.w3c import Lastmod, later
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
@@ -40,13 +41,15 @@ TEXT_DATETIME_VENDORS = frozenset({"sqlite", "postgresql", "mysql"})
 
 
 def reads_columns(sitemap: ModelSitemap) -> bool:
-    """Whether the section reads column rows (it names its URL pattern) rather than instances."""
-    return sitemap.url_name is not None
+    """Whether the section reads column rows (it has a URL route) rather than instances."""
+    return url_route(sitemap) is not None
 
 
 def row_columns(sitemap: ModelSitemap) -> list[str]:
-    """The columns of a column row: pk, URL kwargs, then lastmod/changefreq/priority."""
-    columns = ["pk", *sitemap.url_kwargs.values()]
+    """The columns of a column row: pk, the URL's fields, then lastmod/changefreq/priority."""
+    route = url_route(sitemap)
+    assert route is not None
+    columns = ["pk", *route.fields]
     field = sitemap.get_lastmod_field()
     for name in (
         None if field is None else field.name,
@@ -78,14 +81,14 @@ def rows_per_page(sitemap: Sitemap) -> int:
 def item_access(sitemap: ModelSitemap) -> ItemAccess:
     """How an entry reads a row of ``sitemap``: an instance's attributes, or a column row's items."""
     field = sitemap.get_lastmod_field()
-    if not reads_columns(sitemap):
+    route = url_route(sitemap)
+    if route is None:
         return ItemAccess(
             sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
         )
-    assert sitemap.url_name is not None
     assert sitemap.model is not None
-    template = UrlTemplate(sitemap.url_name, list(sitemap.url_kwargs))
-    width = len(sitemap.url_kwargs)
+    template = route.template()
+    width = len(route.fields)
     fill = template.fill
     getters = iter(operator.itemgetter(position) for position in range(1 + width, 4 + width))
     lastmod_getter = None
@@ -99,7 +102,7 @@ def item_access(sitemap: ModelSitemap) -> ItemAccess:
 
     def localized(language: str) -> Callable[[Any], Any]:
         with translation.override(language):
-            fill = UrlTemplate(sitemap.url_name, list(sitemap.url_kwargs)).fill  # type: ignore[arg-type]
+            fill = route.template().fill
         return lambda row: fill(row[1 : 1 + width])
 
     return ItemAccess(
@@ -157,19 +160,9 @@ def page_rows(
     sitemap: ModelSitemap, number: int, span: KeySpan | None = None
 ) -> Iterator[Sequence[Any]]:
     """The column rows of page ``number``: tuples of ``row_columns()``."""
-    pages = keyset_pages(sitemap)
-    rows = pages.page_queryset(number, span)
-    columns: list[Any] = row_columns(sitemap)
-    raw_column = None if sitemap.get_lastmod_field() is None else 1 + len(sitemap.url_kwargs)
-    if raw_column is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
-        # Read lastmod as the database's text: the drivers' own datetime
-        # parsing (SQLite's regex converter, psycopg's Python time-zone
-        # loader) costs more per row than writing the whole <url>;
-        # raw_lastmod_converter parses the text (and the fused loop
-        # mostly just slices it).
-        columns[raw_column] = Cast(columns[raw_column], TextField())
+    queryset, raw_column = page_columns(sitemap, number, span)
     return iterate_rows(
-        rows.values_list(*columns)[: pages.limit + 1],
+        queryset,
         raw_column=raw_column,
         # A span is one segment of a page: one round trip fetches it, where a
         # server-side cursor would take several.
@@ -177,12 +170,34 @@ def page_rows(
     )
 
 
+def page_columns(
+    sitemap: ModelSitemap, number: int, span: KeySpan | None = None, *extra: Any
+) -> tuple[QuerySet[Any], int | None]:
+    """The ``values_list()`` of page ``number``'s column rows (then ``extra``), one past the limit,
+    and the position of its raw lastmod column (None without one)."""
+    pages = keyset_pages(sitemap)
+    rows = pages.page_queryset(number, span)
+    columns: list[Any] = row_columns(sitemap)
+    route = url_route(sitemap)
+    assert route is not None
+    raw_column = None if sitemap.get_lastmod_field() is None else 1 + len(route.fields)
+    if raw_column is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
+        # Read lastmod as the database's text: the drivers' own datetime
+        # parsing (SQLite's regex converter, psycopg's Python time-zone
+        # loader) costs more per row than writing the whole <url>;
+        # raw_lastmod_converter parses the text (and the fused loop
+        # mostly just slices it).
+        columns[raw_column] = Cast(columns[raw_column], TextField())
+    return rows.values_list(*columns, *extra)[: pages.limit + 1], raw_column
+
+
 def url_values_unique(sitemap: ModelSitemap) -> bool:
     """Whether the one field filling the URL pattern is unique: no two rows share a URL."""
     assert sitemap.model is not None
-    if len(sitemap.url_kwargs) != 1:
+    route = url_route(sitemap)
+    if route is None or len(route.fields) != 1:
         return False
-    [name] = sitemap.url_kwargs.values()
+    [name] = route.fields
     try:
         field = sitemap.model._meta.get_field(name)
     except FieldDoesNotExist:

@@ -53,14 +53,25 @@ def find_converters(url_name: str) -> dict[str, Any] | None:
 class UrlTemplate:
     """``reverse(url_name, kwargs=...)`` for many rows at the cost of one call."""
 
-    def __init__(self, url_name: str, kwarg_names: Sequence[str]) -> None:
+    def __init__(self, url_name: str, kwarg_names: Sequence[str] | int) -> None:
+        """``kwarg_names``: the URL keywords filled, in order, or how many positional args."""
         self.url_name = url_name
-        self.kwarg_names = tuple(kwarg_names)
+        # Positional args fill the pattern's keywords in order, as reverse() does.
+        self.positional = isinstance(kwarg_names, int)
+        self.kwarg_names: tuple[str, ...] = (
+            tuple(str(n) for n in range(kwarg_names))
+            if isinstance(kwarg_names, int)
+            else tuple(kwarg_names)
+        )
         # The reversed URL split around each value; None: reverse() per row.
         self.parts: list[str] | None = None
         self.converters: list[Any] = []
         self.regexes: list[re.Pattern[str]] = []
         converters = find_converters(url_name)
+        if converters is not None and self.positional:
+            if len(converters) != len(self.kwarg_names):
+                return  # reverse() refuses it, row by row
+            self.kwarg_names = tuple(converters)
         if converters is None or set(self.kwarg_names) - set(converters):
             return  # unknown constraints: reverse() per row
         sentinels: dict[str, Any] = {}
@@ -93,6 +104,8 @@ class UrlTemplate:
     def fill(self, values: Sequence[Any]) -> str:
         """The URL of one row; raises NoReverseMatch exactly where reverse() would."""
         if self.parts is None:
+            if self.positional:
+                return reverse(self.url_name, args=list(values))
             return reverse(self.url_name, kwargs=dict(zip(self.kwarg_names, values, strict=True)))
         parts = self.parts
         out = [parts[0]]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.building.pagefiles import BackgroundDigests, PageFiles, page_layout, sha256
+from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, page_layout, sha256
 from django_sitemapkit.building.result import BuildResult
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
@@ -91,10 +91,10 @@ def rendered(*pieces: bytes, lastmod: datetime.datetime | None = None) -> Render
 
 def test_background_digests_are_filled_in_by_wait() -> None:
     records = [FileRecord("s", number, "", 0, 0, None) for number in (1, 2)]
-    with BackgroundDigests() as digests:
-        digests.fill_in(records[0], [b"<head>", b"one"])
-        digests.fill_in(records[1], [memoryview(b"two")])
-        digests.wait()
+    with BackgroundWork() as background:
+        background.fill_in(records[0], [b"<head>", b"one"])
+        background.fill_in(records[1], [memoryview(b"two")])
+        background.wait()
     assert [record.sha256 for record in records] == [sha256(b"<head>one"), sha256(b"two")]
 
 
@@ -114,9 +114,9 @@ def test_a_kept_pages_layout_has_the_old_gz_pieces() -> None:
 def test_a_dry_run_counts_written_and_kept_files() -> None:
     result = BuildResult(dry_run=True)
     started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
-    with BackgroundDigests() as digests:
+    with BackgroundWork() as background:
         files = PageFiles(
-            None, result, digests, full=False, gzip=True, old_gzip=True, started=started
+            None, result, background, full=False, gzip=True, old_gzip=True, started=started
         )
         page = rendered(b"<urlset>", b"<url/>", b"</urlset>", lastmod=EDITED)
         new = files.record("s", 1, page, before=None, fingerprint="1|")

@@ -23,8 +23,10 @@ import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.splicing import sitemap_can_splice
 from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.pages import KeySpan
+from django_sitemapkit.engine.rows import reads_columns
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.sites import site as default_site
+from tests.perrow import PerRow
 from tests.testapp.models import Article, Document, Event
 from tests.utils import parse_index, parse_urlset, path_of
 
@@ -51,9 +53,10 @@ def build_dir(settings: Any, tmp_path: Path) -> Path:
     return tmp_path / "incremental"
 
 
-@pytest.fixture(params=["fast", "absolute-url"])
+@pytest.fixture(params=["fast", "absolute-url", "derived"])
 def articles(request: Any, sitemaps: Any, build_dir: Path) -> Any:
-    """6,000 published articles in three pages, on the fast path or through instances."""
+    """6,000 published articles in three pages: on the fast path (named, or
+    read from get_absolute_url()) or through instances."""
 
     class ArticleSitemap(sitemapkit.ModelSitemap):
         limit = PAGE_ROWS
@@ -65,7 +68,10 @@ def articles(request: Any, sitemaps: Any, build_dir: Path) -> Any:
     if request.param == "fast":
         ArticleSitemap.url_name = "article-detail"
         ArticleSitemap.url_kwargs = {"slug": "slug"}
+    elif request.param == "absolute-url":
+        ArticleSitemap = type("ArticleSitemap", (PerRow, ArticleSitemap), {})
     sitemapkit.register(Article, ArticleSitemap)
+    assert reads_columns(sitemaps._registry["testapp-article"]) == (request.param != "absolute-url")
     Article.objects.bulk_create(
         (Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(seconds=i)) for i in range(6000)),
         batch_size=2000,

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
 from tests.contribviews import HOST, entries, get
+from tests.perrow import PerRow
 from tests.testapp.models import Entry
 
 pytestmark = pytest.mark.django_db
@@ -22,8 +23,8 @@ I18N = {"ROOT_URLCONF": "tests.urls_i18n", "LANGUAGE_CODE": "en"}
 T0 = datetime.datetime(2024, 3, 1, 12, 30, tzinfo=datetime.UTC)
 
 
-class Slow(sitemapkit.ModelSitemap):
-    """Instances, ``get_absolute_url()`` reversed under each language."""
+class Base(sitemapkit.ModelSitemap):
+    """Entries in each language, with alternates."""
 
     model = Entry
     lastmod_field = "pub_date"
@@ -32,7 +33,11 @@ class Slow(sitemapkit.ModelSitemap):
     x_default = True
 
 
-class Fast(Slow):
+class Slow(PerRow, Base):
+    """Instances, ``get_absolute_url()`` reversed under each language."""
+
+
+class Fast(Base):
     """Column rows: one URL template per language."""
 
     url_name = "entry-detail"

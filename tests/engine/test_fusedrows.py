@@ -15,6 +15,7 @@ from django_sitemapkit.engine.factory import entry_factory
 from django_sitemapkit.engine.fusedrows import FusedRows
 from django_sitemapkit.engine.rendering import make_context, render_page
 from django_sitemapkit.sites import site
+from tests.perrow import PerRow
 from tests.testapp.models import Gallery
 from tests.xsd import validate_urlset
 
@@ -41,11 +42,14 @@ STORED = st.text(
 
 
 def register(field: str) -> None:
-    class Slow(sitemapkit.ModelSitemap):
+    class Base(sitemapkit.ModelSitemap):
         images_field = field
         priority = 0.5
 
-    class Fast(Slow):
+    class Slow(PerRow, Base):
+        pass
+
+    class Fast(Base):
         url_name = "article-detail"
         url_kwargs = {"slug": "slug"}
 

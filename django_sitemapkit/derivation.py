@@ -1,0 +1,300 @@
+"""Reading a model's ``get_absolute_url()`` as a URL pattern filled from fields.
+
+Most ``get_absolute_url()`` bodies are one ``reverse()`` of a constant URL
+name with arguments taken straight from the row's fields::
+
+    def get_absolute_url(self):
+        return reverse("blog:entry", kwargs={"slug": self.slug})
+
+Such a body says exactly what ``url_name`` and ``url_kwargs`` say, so a
+section can read those columns and fill the pattern once reversed (the fast
+path) instead of building an instance and calling ``reverse()`` for every
+row. The method's syntax tree is read, never samples of its output: a body
+is taken only when it is, statement for statement, a return of
+``reverse()``/``reverse_lazy()`` (``django.urls``' own, found through the
+method's globals) of a string literal, with ``kwargs`` a dict literal or
+``args`` a list or tuple literal whose values are ``self.<field>`` of
+concrete, non-relational fields (or a foreign key's ``_id``, or ``pk``),
+optionally wrapped in ``str()``. Anything else is refused with the line that
+stopped it, and keeps the per-row call.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import inspect
+import os
+import textwrap
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
+from django.urls import reverse, reverse_lazy
+
+__all__ = ["Derived", "Refused", "derive_location", "read_method"]
+
+_REVERSES = (reverse, reverse_lazy)
+_COLUMN_DESCRIPTORS = (DeferredAttribute, ForeignKeyDeferredAttribute)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """``get_absolute_url()`` is ``reverse(url_name, ...)`` of ``fields``."""
+
+    url_name: str
+    #: Model fields, in the order of the arguments they fill.
+    fields: tuple[str, ...]
+    #: The URL keyword each field fills; None: positional ``args``.
+    kwargs: tuple[str, ...] | None
+    #: "path/models.py:12" of the method.
+    where: str
+
+    def describe(self) -> str:
+        return f"get_absolute_url() ({self.where}) is the URL pattern {self.url_name!r}"
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why ``get_absolute_url()`` cannot be read as a URL pattern."""
+
+    reason: str
+    #: "path/models.py:14" of the line that stopped it ("" when there is none).
+    where: str = ""
+    #: That line's text.
+    line: str = ""
+
+    def describe(self) -> str:
+        if not self.where:
+            return self.reason
+        return f"{self.where}: {self.reason}: {self.line}"
+
+
+class _Stop(Exception):
+    def __init__(self, node: ast.AST | None, reason: str) -> None:
+        super().__init__(reason)
+        self.node = node
+        self.reason = reason
+
+
+def derive_location(model: type[models.Model]) -> Derived | Refused:
+    """What ``model``'s ``get_absolute_url()`` is, read from its source."""
+    if model._meta.label_lower in getattr(settings, "ABSOLUTE_URL_OVERRIDES", {}):
+        return Refused("settings.ABSOLUTE_URL_OVERRIDES replaces get_absolute_url()")
+    method = getattr(model, "get_absolute_url", None)
+    if method is None:
+        return Refused(f"{model._meta.label} has no get_absolute_url()")
+    return read_method(model, method)
+
+
+@functools.cache
+def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
+    """What ``method``, a ``get_absolute_url`` of ``model``, is."""
+    if not isinstance(method, types.FunctionType):
+        return Refused(f"get_absolute_url is a {type(method).__name__}, not a plain method")
+    try:
+        lines, first = inspect.getsourcelines(method)
+        filename = inspect.getsourcefile(method) or method.__code__.co_filename
+    except (OSError, TypeError):
+        return Refused("the source of get_absolute_url() is not available")
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return Refused("the source of get_absolute_url() does not parse on its own")
+    where = f"{_short(filename)}:{first}"
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, ast.FunctionDef):
+        return Refused("get_absolute_url is not a def", where, lines[0].strip())
+    try:
+        url_name, fields, kwargs = _Reader(model, method, function).read()
+    except _Stop as stop:
+        line_number = getattr(stop.node, "lineno", 1)
+        return Refused(
+            stop.reason,
+            f"{_short(filename)}:{first + line_number - 1}",
+            lines[line_number - 1].strip() if line_number <= len(lines) else "",
+        )
+    return Derived(url_name, fields, kwargs, where)
+
+
+def _short(filename: str) -> str:
+    """``filename`` relative to BASE_DIR (or the working directory) when under it."""
+    base = str(getattr(settings, "BASE_DIR", "") or "")
+    for root in (base, os.getcwd()):
+        if root and filename.startswith(root.rstrip("/") + "/"):
+            return filename[len(root.rstrip("/")) + 1 :]
+    return filename
+
+
+class _Reader:
+    """Reads one ``get_absolute_url`` definition; raises _Stop at what it refuses."""
+
+    def __init__(
+        self, model: type[models.Model], method: types.FunctionType, node: ast.FunctionDef
+    ) -> None:
+        self.model = model
+        self.method = method
+        self.node = node
+
+    def read(self) -> tuple[str, tuple[str, ...], tuple[str, ...] | None]:
+        node = self.node
+        if node.decorator_list:
+            raise _Stop(node.decorator_list[0], "a decorator")
+        arguments = node.args
+        if (
+            len(arguments.args) != 1
+            or arguments.posonlyargs
+            or arguments.vararg
+            or arguments.kwonlyargs
+            or arguments.kwarg
+        ):
+            raise _Stop(node, "arguments other than self")
+        self.self_name = arguments.args[0].arg
+        body = list(node.body)
+        if body and _is_docstring(body[0]):
+            body = body[1:]
+        if not body:
+            raise _Stop(node, "no return statement")
+        statement = body[0]
+        if not isinstance(statement, ast.Return):
+            raise _Stop(statement, _statement_reason(statement))
+        if len(body) > 1:
+            raise _Stop(body[1], "a statement after the return")
+        if statement.value is None:
+            raise _Stop(statement, "returns None")
+        return self.call(statement.value)
+
+    def call(self, value: ast.expr) -> tuple[str, tuple[str, ...], tuple[str, ...] | None]:
+        if (
+            isinstance(value, ast.Call)
+            and self.resolve(value.func) is str
+            and len(value.args) == 1
+            and not value.keywords
+        ):
+            value = value.args[0]  # location() applies str() anyway
+        if isinstance(value, ast.JoinedStr):
+            raise _Stop(value, "an f-string")
+        if not isinstance(value, ast.Call):
+            raise _Stop(value, f"returns {_kind(value)}, not a reverse() call")
+        target = self.resolve(value.func)
+        if not any(target is known for known in _REVERSES):
+            raise _Stop(value, f"calls {ast.unparse(value.func)}(), not django.urls.reverse()")
+        if any(keyword.arg is None for keyword in value.keywords):
+            raise _Stop(value, "**-unpacked arguments")
+        keywords = {str(keyword.arg): keyword.value for keyword in value.keywords}
+        if "viewname" in keywords and not value.args:
+            name_node = keywords.pop("viewname")
+        elif len(value.args) == 1:
+            name_node = value.args[0]
+        else:
+            raise _Stop(value, "positional arguments besides the URL name")
+        if not (isinstance(name_node, ast.Constant) and isinstance(name_node.value, str)):
+            raise _Stop(name_node, "a URL name that is not a string literal")
+        extra = sorted(set(keywords) - {"args", "kwargs"})
+        if extra:
+            raise _Stop(value, f"reverse()'s {extra[0]} argument")
+        if "args" in keywords and "kwargs" in keywords:
+            raise _Stop(value, "both args and kwargs")
+        if "kwargs" in keywords:
+            return name_node.value, *self.kwargs(keywords["kwargs"])
+        if "args" in keywords:
+            return name_node.value, self.args(keywords["args"]), None
+        return name_node.value, (), ()
+
+    def kwargs(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if not isinstance(node, ast.Dict):
+            raise _Stop(node, "kwargs that are not a dict literal")
+        names: list[str] = []
+        fields: list[str] = []
+        for key, value in zip(node.keys, node.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                raise _Stop(value if key is None else key, "a kwargs key that is not a string")
+            if key.value in names:
+                raise _Stop(key, "a repeated kwargs key")
+            names.append(key.value)
+            fields.append(self.field(value))
+        return tuple(fields), tuple(names)
+
+    def args(self, node: ast.expr) -> tuple[str, ...]:
+        if not isinstance(node, ast.List | ast.Tuple):
+            raise _Stop(node, "args that are not a list or tuple literal")
+        return tuple(self.field(value) for value in node.elts)
+
+    def field(self, node: ast.expr) -> str:
+        """The model field ``node`` (``self.<name>``) reads."""
+        if isinstance(node, ast.Starred):
+            raise _Stop(node, "*-unpacked arguments")
+        if not isinstance(node, ast.Attribute):
+            raise _Stop(node, f"an argument that is {_kind(node)}, not a field of self")
+        owner = node.value
+        if isinstance(owner, ast.Attribute):
+            raise _Stop(node, "a related field")
+        if not (isinstance(owner, ast.Name) and owner.id == self.self_name):
+            raise _Stop(node, f"an argument that is {_kind(node)}, not a field of self")
+        name = node.attr
+        opts = self.model._meta
+        if name == "pk":
+            return "pk"
+        # A field read through another descriptor (a translation app's, say)
+        # may not give the column's value.
+        if type(inspect.getattr_static(self.model, name, None)) not in _COLUMN_DESCRIPTORS:
+            raise _Stop(node, f"{name!r} is not read straight from its column")
+        try:
+            field = opts.get_field(name)
+        except FieldDoesNotExist:
+            if not any(f.attname == name for f in opts.concrete_fields):
+                raise _Stop(node, f"{name!r} is not a field of {opts.label}") from None
+            return name  # a foreign key's column, read as it is
+        if not getattr(field, "concrete", False):
+            raise _Stop(node, f"{name!r} is not a concrete field")
+        if field.is_relation and getattr(field, "attname", None) != name:
+            raise _Stop(node, "a related field")
+        return name  # a field, or a foreign key's column (read as it is)
+
+    def resolve(self, node: ast.expr) -> Any:
+        """The object a name or dotted name refers to in the method's globals (or None)."""
+        if isinstance(node, ast.Attribute):
+            owner = self.resolve(node.value)
+            return None if owner is None else getattr(owner, node.attr, None)
+        if not isinstance(node, ast.Name) or node.id in self.method.__code__.co_freevars:
+            return None
+        if node.id in self.method.__globals__:
+            return self.method.__globals__[node.id]
+        return getattr(builtins, node.id, None)
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _statement_reason(node: ast.stmt) -> str:
+    if isinstance(node, ast.If | ast.Match | ast.Try):
+        return "a conditional"
+    if isinstance(node, ast.For | ast.While | ast.With):
+        return "a loop or block"
+    return "a statement before the return"
+
+
+def _kind(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        return "a call"
+    if isinstance(node, ast.IfExp | ast.BoolOp):
+        return "a conditional"
+    if isinstance(node, ast.BinOp):
+        return "an expression"
+    if isinstance(node, ast.Constant):
+        return "a constant"
+    if isinstance(node, ast.Subscript):
+        return "a subscript"
+    return f"a {type(node).__name__}"
