@@ -185,7 +185,7 @@ def sized_pg_url(pg_url: str, rows: int) -> str:
     so that sizes do not reseed one another."""
     if rows <= 1_000_000:
         return pg_url
-    base, query = (pg_url.split("?", 1) + [""])[:2]
+    base, _, query = pg_url.partition("?")
     return f"{base}_{rows}" + (f"?{query}" if query else "")
 
 
