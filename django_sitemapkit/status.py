@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django_sitemapkit.engine.rendering import Sections, SiteSections
+from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.publishing.freshness import published_manifest, section_staleness
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
@@ -22,6 +23,10 @@ class SectionStatus:
     stale: bool = False
     # Why the section is stale, in a few words, or "".
     reason: str = ""
+    # A model section's URLs: a URL pattern filled from columns (the fast
+    # path) or location() per row, and why (see engine/routes.py).
+    fast_path: bool | None = None
+    urls_from: str = ""
 
 
 @dataclass
@@ -63,6 +68,9 @@ def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatu
             staleness = section_staleness(sitemap, manifest)
             status.sections[-1].stale = staleness.stale
             status.sections[-1].reason = staleness.reason
+            report = route_report(sitemap)
+            if report is not None:
+                status.sections[-1].fast_path, status.sections[-1].urls_from = report
     return status
 
 
@@ -94,4 +102,6 @@ def status_lines(status: SiteStatus) -> list[str]:
             f"  {s.section}: {s.urls:,} URLs in {s.files} files, {s.skipped:,} skipped, "
             f"newest lastmod {s.newest_lastmod or 'none'}; {state}"
         )
+        if s.urls_from:
+            lines.append(f"    URLs: {s.urls_from}")
     return lines

@@ -80,3 +80,19 @@ def needs_instances(sitemap: ModelSitemap) -> str | None:
         if callable(getattr(sitemap, name)):
             return f"{cls.__qualname__}.{name}() takes instances"
     return None
+
+
+def route_report(sitemap: Sitemap) -> tuple[bool, str] | None:
+    """Whether a model section fills a URL pattern (the fast path), and how it got it or what
+    stopped it; None for other sections. For ``sitemapkit_status`` and ``check --deploy``."""
+    if not isinstance(sitemap, ModelSitemap):
+        return None
+    if sitemap.url_name is not None:
+        return True, f"URL pattern {sitemap.url_name!r} (url_name)"
+    derived = derivation(sitemap)
+    if isinstance(derived, Derived):
+        return (
+            True,
+            f"URL pattern {derived.url_name!r} read from get_absolute_url() ({derived.where})",
+        )
+    return False, f"location() per row: {derived.describe()}"
