@@ -15,10 +15,16 @@ peak-RSS counter (``/proc/self/clear_refs``), runs the timed work, and reports:
 ``pre_rss``        bytes resident right before the timed work (after untimed warm-up)
 ``peak_rss``       peak resident bytes during the timed work (VmHWM after the reset)
 ``process_peak_rss`` the whole process's peak (``ru_maxrss``), setup and warm-up included
+``children_peak_rss`` the peak of the largest child process waited for (``ru_maxrss`` of
+                   ``RUSAGE_CHILDREN``) at the end of the timed work: a worker process's
+                   memory is not in this process's VmHWM
+``children_peak_rss_before`` the same, right before the timed work (nonzero when an untimed
+                   child ran first: the figure after is then the timed work's only if larger)
 ``urls``, ``files``, ``xml_bytes``, ``gz_bytes``  what was produced, counted afterwards
 
-Contenders (see README.md): sitemapkit-build-fast, sitemapkit-images-build, sitemapkit-build-absurl,
-contrib-views, icv-generate, floor, floor-gzip, sitemapkit-view-first,
+Contenders (see README.md): sitemapkit-build-fast, sitemapkit-build-nogzip,
+sitemapkit-images-build, sitemapkit-build-absurl, sitemapkit-build-perrow,
+sitemapkit-build-generic, contrib-views, icv-generate, floor, floor-gzip, sitemapkit-view-first,
 sitemapkit-view-last, sitemapkit-view-index, count, sitemapkit-incremental;
 in three languages (``benchsite.settings_i18n``): sitemapkit-i18n-build,
 sitemapkit-i18n-view-page, contrib-i18n-view-page, contrib-i18n-build;
@@ -64,8 +70,11 @@ LOC_RE = re.compile(rb"<loc>([^<]*)</loc>")
 
 CONTENDERS = (
     "sitemapkit-build-fast",
+    "sitemapkit-build-nogzip",
     "sitemapkit-images-build",
     "sitemapkit-build-absurl",
+    "sitemapkit-build-perrow",
+    "sitemapkit-build-generic",
     "contrib-views",
     "icv-generate",
     "floor",
@@ -122,6 +131,11 @@ def cpu_time() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def children_peak() -> int:
+    """Peak RSS in bytes of the largest child process waited for so far (0: none)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+
+
 class Measurement:
     """Times a block and reads the peak RSS it reached."""
 
@@ -131,6 +145,7 @@ class Measurement:
     def __enter__(self) -> Measurement:
         self.peak_reset = reset_peak()
         self.result["pre_rss"] = rss()
+        self.result["children_peak_rss_before"] = children_peak()
         self._cpu = cpu_time()
         self._t0 = time.perf_counter()
         return self
@@ -141,6 +156,7 @@ class Measurement:
         maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         self.result["peak_rss"] = proc_status_kb("VmHWM") * 1024 if self.peak_reset else maxrss
         self.result["process_peak_rss"] = maxrss
+        self.result["children_peak_rss"] = children_peak()
         self.result["peak_reset"] = self.peak_reset
 
 
@@ -149,12 +165,13 @@ def setup_django(mode: str = "fast", **env: str) -> int:
 
     ``mode`` is the sitemapkit section registered (bench/sitemaps.py); ``i18n``
     also selects the three-language settings and URLconf (settings_i18n.py).
+    ``env`` sets more of the settings' variables; ``BENCH_GZIP`` is 1 unless given.
     """
     settings_module = "benchsite.settings_i18n" if mode == "i18n" else "benchsite.settings"
     # Set, not defaulted: a child process inherits its parent's choice otherwise.
     os.environ["DJANGO_SETTINGS_MODULE"] = settings_module
     os.environ["BENCH_SITEMAPKIT_MODE"] = mode
-    os.environ.update(env)
+    os.environ.update({"BENCH_GZIP": "1", **env})
     import django
 
     django.setup()
@@ -305,8 +322,11 @@ def do_prepare(rows: int, force: bool, warm_i18n: bool = False) -> dict[str, Any
         if not SitemapSection.objects.exists():
             call_command("icv_sitemaps_setup", stdout=StringIO())
         info["icv_sections"] = list(SitemapSection.objects.values_list("name", flat=True))
-    # Page boundaries are cut and stored on first use; do it here, untimed.
-    for mode in ("fast", "images", "absurl", *(["i18n"] if warm_i18n else [])):
+    # Page boundaries are cut and stored on first use; do it here, untimed. The
+    # view reads the section's mode from BENCH_MODE_OVERRIDE, so these are modes
+    # of bench/sitemaps.py (sitemapkit-build-nogzip builds fast's section).
+    modes = ("fast", "images", "absurl", "perrow", "generic", *(["i18n"] if warm_i18n else []))
+    for mode in modes:
         warm = run_child(
             ["sitemapkit-view-index", "--rows", str(rows)], {"BENCH_MODE_OVERRIDE": mode}
         )
@@ -329,9 +349,13 @@ def server_version() -> str:
 # --------------------------------------------------------------------------- contenders
 
 
-def sitemapkit_build(mode: str, keep_dir: str | None, **_: Any) -> dict[str, Any]:
+def sitemapkit_build(
+    mode: str, keep_dir: str | None, use_gzip: bool = True, **_: Any
+) -> dict[str, Any]:
+    """``sitemapkit_build --full`` of the ``mode`` section; ``use_gzip=False``: .xml only."""
     build_dir = Path(keep_dir) if keep_dir else scratch_dir("sitemapkit-")
-    baseline = setup_django(mode, BENCH_BUILD_DIR=str(build_dir))
+    gzip_env = {} if use_gzip else {"BENCH_GZIP": "0"}
+    baseline = setup_django(mode, BENCH_BUILD_DIR=str(build_dir), **gzip_env)
     from django.core.management import call_command
 
     out = StringIO()
@@ -690,7 +714,10 @@ def main() -> None:
     kwargs: dict[str, Any] = {"rows": args.rows, "keep_dir": args.keep_dir}
     runners: dict[str, Callable[..., dict[str, Any]]] = {
         "sitemapkit-build-fast": lambda **kw: sitemapkit_build("fast", **kw),
+        "sitemapkit-build-nogzip": lambda **kw: sitemapkit_build("fast", use_gzip=False, **kw),
         "sitemapkit-build-absurl": lambda **kw: sitemapkit_build("absurl", **kw),
+        "sitemapkit-build-perrow": lambda **kw: sitemapkit_build("perrow", **kw),
+        "sitemapkit-build-generic": lambda **kw: sitemapkit_build("generic", **kw),
         "sitemapkit-images-build": lambda **kw: sitemapkit_build("images", **kw),
         "sitemapkit-incremental": sitemapkit_incremental,
         "contrib-views": contrib_views,

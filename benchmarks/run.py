@@ -44,8 +44,11 @@ LIMIT = measure.LIMIT  # URLs a file (the name `measure` is the function below)
 # Contenders that must list every row: their URL count is checked.
 LISTS_EVERY_ROW = {
     "sitemapkit-build-fast",
+    "sitemapkit-build-nogzip",
     "sitemapkit-images-build",
     "sitemapkit-build-absurl",
+    "sitemapkit-build-perrow",
+    "sitemapkit-build-generic",
     "contrib-views",
     "icv-generate",
     "floor",
@@ -72,7 +75,29 @@ def expected_urls(contender: str, rows: int) -> int | None:
     return None
 
 
-RATIO_BASE = "floor-gzip"
+# The ratio columns' references: the floors, with and without gzip, and (for
+# django-sitemapkit's builds) the fast path's build.
+GZIP_FLOOR = "floor-gzip"
+FLOOR = "floor"
+FAST = "sitemapkit-build-fast"
+SITEMAPKIT_BUILDS = {
+    FAST,
+    "sitemapkit-build-nogzip",
+    "sitemapkit-images-build",
+    "sitemapkit-build-absurl",
+    "sitemapkit-build-perrow",
+    "sitemapkit-build-generic",
+    "sitemapkit-i18n-build",
+}
+# Builds whose page files must hold the floor's bytes (<loc> and <lastmod> only):
+# the fast path always, the others when the group runs them.
+SAME_BYTES_AS_FLOOR = (
+    FAST,
+    "sitemapkit-build-nogzip",
+    "sitemapkit-build-absurl",
+    "sitemapkit-build-perrow",
+    "sitemapkit-build-generic",
+)
 # 1-minute load average (before a measurement) above which a group's table warns.
 # The runs themselves keep the load near 1; another busy process pushes it to 2 or more.
 BUSY_LOAD = max(1.8, (os.cpu_count() or 1) * 0.9)
@@ -201,6 +226,7 @@ def summarize(runs: list[dict[str, Any]], rows: int, contender: str) -> dict[str
         max=max(seconds),
         cpu_median=statistics.median(r["cpu_seconds"] for r in ok),
         peak_rss_mb=statistics.median(r["peak_rss"] for r in ok) / MB,
+        children_peak_rss_mb=statistics.median(children_peak(r) for r in ok) / MB,
     )
     baselines = [r for r in ok if r.get("baseline_rss")]
     if baselines:
@@ -215,6 +241,13 @@ def summarize(runs: list[dict[str, Any]], rows: int, contender: str) -> dict[str
     if expected is not None and urls != {expected}:
         summary["url_mismatch"] = True
     return summary
+
+
+def children_peak(run: dict[str, Any]) -> int:
+    """The peak RSS of the timed work's child processes; 0 when none, or none
+    larger than a child that ran before the timed work (ru_maxrss keeps the largest)."""
+    after = run.get("children_peak_rss") or 0
+    return after if after > (run.get("children_peak_rss_before") or 0) else 0
 
 
 def run_group(
@@ -251,39 +284,48 @@ def run_group(
                     f"peak {result['peak_rss'] / MB:.0f} MB, {result.get('urls', 0):,} URLs"
                 )
     elapsed = time.perf_counter() - started
+    checked = [c for c in SAME_BYTES_AS_FLOOR if c == FAST or c in contenders]
+    verifying = args.verify and bool(set(contenders) - set(I18N_CONTENDERS))
     return {
         "prepare": prep,
         "database_url": env["DATABASE_URL"],
         "elapsed_seconds": elapsed,
         "contenders": {c: summarize(runs[c], rows, c) for c in contenders},
-        "identical_to_floor": (
-            verify(env, args.timeout)
-            if args.verify and set(contenders) - set(I18N_CONTENDERS)
-            else None
-        ),
+        "identical_to_floor": verify(env, args.timeout, checked) if verifying else None,
+        "verified_builds": checked if verifying else [],
         "i18n_page_comparison": verify_i18n(env, args.timeout) if args.verify and i18n else None,
     }
 
 
-def verify(env: dict[str, str], timeout: float) -> bool | str:
-    """Do django-sitemapkit's page files (fast path) hold exactly the floor's bytes?"""
+def verify(env: dict[str, str], timeout: float, builds: list[str]) -> bool | str:
+    """Do the page files of django-sitemapkit's ``builds`` hold exactly the floor's bytes?
+
+    True, or what differs (the first build that does).
+    """
     work = Path(tempfile.mkdtemp(prefix="verify-", dir=SCRATCH.parent))
     try:
         floor = measure(["floor", "--keep-dir", str(work / "floor")], env, timeout)
-        build = measure(["sitemapkit-build-fast", "--keep-dir", str(work / "kit")], env, timeout)
-        if "error" in floor or "error" in build:
-            return "verification failed to run"
-        floor_pages = sorted((work / "floor").glob("sitemap-floor-*.xml"))
-        kit_pages = sorted((work / "kit" / "current").glob("sitemap-*-*.xml"))
-        if len(floor_pages) != len(kit_pages):
-            return f"{len(kit_pages)} page files, the floor wrote {len(floor_pages)}"
-        key = lambda p: int(p.stem.rsplit("-", 1)[1])  # noqa: E731
-        for a, b in zip(sorted(floor_pages, key=key), sorted(kit_pages, key=key), strict=True):
-            if a.read_bytes() != b.read_bytes():
-                return f"{b.name} differs from the floor's {a.name}"
+        if "error" in floor:
+            return "verification failed to run: floor"
+        floor_pages = sorted((work / "floor").glob("sitemap-floor-*.xml"), key=page_number)
+        for build in builds:
+            result = measure([build, "--keep-dir", str(work / build)], env, timeout)
+            if "error" in result:
+                return f"verification failed to run: {build}"
+            kit_pages = sorted((work / build / "current").glob("sitemap-*-*.xml"), key=page_number)
+            if len(floor_pages) != len(kit_pages):
+                return f"{build}: {len(kit_pages)} page files, the floor wrote {len(floor_pages)}"
+            for a, b in zip(floor_pages, kit_pages, strict=True):
+                if a.read_bytes() != b.read_bytes():
+                    return f"{build}: {b.name} differs from the floor's {a.name}"
         return True
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def page_number(path: Path) -> int:
+    """N of a page file ``sitemap-<section>-N.xml``."""
+    return int(path.stem.rsplit("-", 1)[1])
 
 
 URL_RE = re.compile(r"<url>(.*?)</url>", re.S)
@@ -403,36 +445,48 @@ def fmt_seconds(value: float) -> str:
 
 
 def table(title: str, contenders: dict[str, dict[str, Any]]) -> str:
-    base = contenders.get(RATIO_BASE, {}).get("median")
+    def median_of(name: str) -> float | None:
+        return contenders.get(name, {}).get("median")
+
+    def ratio(s: dict[str, Any], base: float | None) -> str:
+        return f"{s['median'] / base:.2f}" if base else "-"
+
+    gzip_floor, floor, fast = median_of(GZIP_FLOOR), median_of(FLOOR), median_of(FAST)
     header = (
         "contender",
         "median s",
         "min-max s",
         "x gzip floor",
+        "x floor",
+        "x fast path",
         "CPU s",
         "peak RSS MB",
+        "child RSS MB",
         "above base MB",
         "URLs",
     )
     lines = []
     for name, s in contenders.items():
         if "median" not in s:
-            lines.append((name, "FAILED", "", "", "", "", "", ""))
+            lines.append((name, "FAILED", *[""] * (len(header) - 2)))
             continue
-        ratio = f"{s['median'] / base:.2f}" if base else "-"
         urls = ",".join(f"{u:,}" for u in s.get("urls", []) if u) or "-"
         if s.get("url_mismatch"):
             urls += " (!)"
         if s.get("errors"):
             urls += f" ({s['errors']} failed)"
+        children = s.get("children_peak_rss_mb", 0)
         lines.append(
             (
                 name,
                 fmt_seconds(s["median"]),
                 f"{fmt_seconds(s['min'])}-{fmt_seconds(s['max'])}",
-                ratio,
+                ratio(s, gzip_floor),
+                ratio(s, floor),
+                ratio(s, fast) if name in SITEMAPKIT_BUILDS else "-",
                 fmt_seconds(s["cpu_median"]),
                 f"{s['peak_rss_mb']:.0f}",
+                f"{children:.0f}" if children else "-",
                 f"{s['above_baseline_mb']:.0f}" if "above_baseline_mb" in s else "-",
                 urls,
             )
@@ -453,7 +507,10 @@ def table(title: str, contenders: dict[str, dict[str, Any]]) -> str:
 
 def group_table(key: str, group: dict[str, Any]) -> str:
     same = group.get("identical_to_floor")
-    note = {True: "; page files identical to the floor's", None: ""}.get(
+    # Older reports checked the fast path only, and did not say so.
+    builds = group.get("verified_builds") or [FAST]
+    checked = ", ".join(name.removeprefix("sitemapkit-build-") for name in builds)
+    note = {True: f"; page files identical to the floor's (builds: {checked})", None: ""}.get(
         same, f"; NOT identical to the floor: {same}"
     )
     i18n = group.get("i18n_page_comparison")

@@ -50,6 +50,8 @@ DEFAULTS: dict[str, Any] = {
     "BUILD_DIR": None,
     # Also write (and serve from the build) a .xml.gz beside every .xml.
     "GZIP": True,
+    # Let a large build fork a second process that renders every other page.
+    "PARALLEL_BUILD": True,
     # Name the .xml.gz files in the index instead of the .xml files.
     "INDEX_LINKS_GZIP": False,
     # Let the views serve the published build instead of rendering, when one exists.
@@ -85,6 +87,7 @@ class SitemapkitSettings:
     STORAGE: str | None
     BUILD_DIR: str | None
     GZIP: bool
+    PARALLEL_BUILD: bool
     INDEX_LINKS_GZIP: bool
     SERVE_BUILT_FILES: bool
     SITES: dict[str, Any] | None

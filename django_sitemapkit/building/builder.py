@@ -187,7 +187,7 @@ class Builder:
                 for name, config in configs.items()
                 if old_configs.get(name, config) != config and (not selected or name in selected)
             ]
-        pages = SectionPages(
+        with SectionPages(
             self.sitemaps,
             files,
             result,
@@ -199,18 +199,19 @@ class Builder:
             gzip=self.gzip,
             progress=self.progress,
             rerender=frozenset(result.reconfigured),
-        )
-        for sitemap in self.sitemaps:
-            if pages.wanted(sitemap):
-                result.sections += 1
-                manifest.configs[sitemap.name] = configs[sitemap.name]
-                manifest.pages.extend(pages.build(sitemap))
-            else:
-                # Not rebuilt this time: its published files stay as they are.
-                result.sections_kept += 1
-                if sitemap.name in old_configs:
-                    manifest.configs[sitemap.name] = old_configs[sitemap.name]
-                manifest.pages.extend(pages.keep_published(sitemap))
+            every_page=self.full or previous is None,
+        ) as pages:
+            for sitemap in self.sitemaps:
+                if pages.wanted(sitemap):
+                    result.sections += 1
+                    manifest.configs[sitemap.name] = configs[sitemap.name]
+                    manifest.pages.extend(pages.build(sitemap))
+                else:
+                    # Not rebuilt this time: its published files stay as they are.
+                    result.sections_kept += 1
+                    if sitemap.name in old_configs:
+                        manifest.configs[sitemap.name] = old_configs[sitemap.name]
+                    manifest.pages.extend(pages.keep_published(sitemap))
         manifest.seconds = round(time.perf_counter() - self._start, 3)
         self._publish_index(manifest, previous, transaction, result)
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from django_sitemapkit.building.result import BuildResult
 from django_sitemapkit.engine.filenames import page_filename
@@ -30,21 +31,32 @@ def sha256(*pieces: Piece) -> str:
 
 
 class BackgroundWork:
-    """sha256 digests and gzip of page files, worked out on another core while the build goes on.
+    """sha256 digests, gzip and writes of page files, done on another core while the build goes on.
 
-    hashlib and zlib let go of the GIL while they work on a large buffer, so
-    hashing and compressing one page cost no time while the next is
-    rendered. One page at a time: a build holds at most one more page's
-    bytes than it would without.
+    hashlib, zlib and file writes let go of the GIL while they work on a large
+    buffer, so hashing, compressing and writing one page cost no time while
+    the next is rendered. One thread does them in the order they were given;
+    a build holds at most a page or two more bytes than it would without.
     """
 
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-pages")
         self._pending: tuple[FileRecord, Future[str]] | None = None
+        self._writes: list[Future[None]] = []
+
+    def write(self, write: Callable[..., None], *args: Any) -> None:
+        """``write(*args)`` on the worker, after everything given before it; ``wait()`` raises
+        what it raised."""
+        self._writes.append(self._pool.submit(write, *args))
+        if len(self._writes) > 64:
+            for future in self._writes:
+                if future.done():
+                    future.result()  # a failed write fails the build now
+            self._writes = [future for future in self._writes if not future.done()]
 
     def fill_in(self, record: FileRecord, pieces: Sequence[Piece]) -> None:
         """Set ``record.sha256`` to the digest of ``pieces``, at the latest by ``wait()``."""
-        self.wait()
+        self._fill_in_pending()
         self._pending = (record, self._pool.submit(sha256, *pieces))
 
     def compress(self, pieces: Sequence[Piece]) -> Future[list[bytes]]:
@@ -52,11 +64,17 @@ class BackgroundWork:
         return self._pool.submit(compress_pieces, pieces)
 
     def wait(self) -> None:
-        """Every record given so far has its digest."""
+        """Every record given so far has its digest, and every write is done."""
+        writes, self._writes = self._writes, []
+        for write in writes:
+            write.result()
+        self._fill_in_pending()
+
+    def _fill_in_pending(self) -> None:
         if self._pending is not None:
-            record, future = self._pending
+            record, digest = self._pending
             self._pending = None
-            record.sha256 = future.result()
+            record.sha256 = digest.result()
 
     def __enter__(self) -> BackgroundWork:
         return self
@@ -188,13 +206,14 @@ class PageFiles:
     def _keep(self, name: str) -> None:
         self._result.unchanged += 1
         if self._transaction is not None:
-            self._transaction.keep(name)
+            self._background.write(self._transaction.keep, name)
 
     def _write(self, name: str, data: Sequence[Piece], reused: dict[int, int]) -> None:
         self._result.written.append(name)
         self._result.bytes_written += sum(map(len, data))
         if self._transaction is not None:
-            self._transaction.write(name, data, Reuse(name, reused) if reused else None)
+            reuse = Reuse(name, reused) if reused else None
+            self._background.write(self._transaction.write, name, data, reuse)
 
     def _write_page(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
         self._write(name, page.pieces, page.reused)

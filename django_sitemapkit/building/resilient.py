@@ -48,22 +48,23 @@ def render_section(
     numbers: list[int],
     skipped: Callable[[int], None] = lambda count: None,
     pages_changed: Callable[[str], None] = lambda section: None,
+    render: Callable[[list[int]], Iterator[tuple[int, RenderedPage | PageNotFound]]] | None = None,
 ) -> Iterator[tuple[int, RenderedPage]]:
     """Pages ``numbers`` of a section, then any page split off while rendering them.
 
     A page whose every URL is skipped has no file; ``skipped`` is told how
     many rows it held, ``pages_changed`` when a split changed the section's pages.
+    ``render`` renders a list of pages (by default one after the other, here).
     """
+    render = render or (lambda pending: rendered_one_by_one(sitemap, context, pending))
     done: set[int] = set()
     pending = numbers
     while True:
         overflowed = False
-        for number in pending:
+        for number, page in render(pending):
             done.add(number)
-            try:
-                page = render_page_resiliently(sitemap, number, context)
-            except PageNotFound as exc:
-                skipped(exc.skipped)
+            if isinstance(page, PageNotFound):
+                skipped(page.skipped)
                 continue
             overflowed = overflowed or page.overflowed
             if page.pages_changed:
@@ -73,3 +74,14 @@ def render_section(
             return
         summaries = sections.page_summaries(sitemap, context)
         pending = [s.number for s in summaries if s.number not in done]
+
+
+def rendered_one_by_one(
+    sitemap: Sitemap, context: RenderContext, numbers: list[int]
+) -> Iterator[tuple[int, RenderedPage | PageNotFound]]:
+    """Pages ``numbers``, each rendered in turn (PageNotFound for a page with no URL)."""
+    for number in numbers:
+        try:
+            yield number, render_page_resiliently(sitemap, number, context)
+        except PageNotFound as exc:
+            yield number, exc

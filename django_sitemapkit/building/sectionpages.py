@@ -20,6 +20,7 @@ from django_sitemapkit.building.resilient import (
 )
 from django_sitemapkit.building.result import BuildResult, Progress
 from django_sitemapkit.building.splicing import can_splice, sitemap_can_splice, splice_pages
+from django_sitemapkit.building.workers import PageWorker, render_shared
 from django_sitemapkit.engine import rows, sections
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.filenames import page_filename
@@ -69,6 +70,7 @@ class SectionPages:
         gzip: bool,
         progress: Progress | None,
         rerender: frozenset[str] = frozenset(),
+        every_page: bool = False,
     ) -> None:
         self._sitemaps = sitemaps
         self._files = files
@@ -90,6 +92,30 @@ class SectionPages:
         }
         total = sum(len(pages) for pages in self._summaries.values())
         self._progress = PageProgress(progress, total)
+        # Whether the build renders every page (a full build): a worker may help.
+        self._every_page = every_page
+        # Renders every other page of model sections, while in a with block.
+        self._worker: PageWorker | None = None
+
+    def __enter__(self) -> SectionPages:
+        """Fork a process rendering every other page where every page is rendered and the
+        rows are many; before the build starts any thread."""
+        if not self._every_page:
+            return self
+        rows = sum(
+            summary.count
+            for sitemap in self._sitemaps
+            if isinstance(sitemap, ModelSitemap) and sitemap.name in self._summaries
+            for summary in self._summaries[sitemap.name]
+        )
+        self._worker = PageWorker.start(self._sitemaps, self._context, gzip=self._gzip, rows=rows)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """End the worker process, if any."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
 
     def wanted(self, sitemap: Sitemap) -> bool:
         """Whether this build builds ``sitemap``'s pages (else it keeps the published ones)."""
@@ -104,6 +130,7 @@ class SectionPages:
         ]
         for record in records:
             self._files.keep_files(record)
+        self._files.settle()
         return records
 
     def build(self, sitemap: Sitemap) -> list[FileRecord]:
@@ -161,8 +188,16 @@ class SectionPages:
                     spliced.add(number)
                     yield number, page
         rest = [number for number in numbers if number not in spliced]
+        worker = self._worker if isinstance(sitemap, ModelSitemap) else None
         yield from render_section(
-            sitemap, self._context, rest, self._result.count_skipped, self._sitemaps.pages_changed
+            sitemap,
+            self._context,
+            rest,
+            self._result.count_skipped,
+            self._sitemaps.pages_changed,
+            None
+            if worker is None
+            else functools.partial(render_shared, worker, sitemap, self._context),
         )
 
     def _splice(

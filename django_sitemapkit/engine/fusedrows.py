@@ -153,12 +153,16 @@ class FusedRows:
         column, text_values = self.lastmod_column, self.text_values
         elements: list[str] = []
         pending: list[Sequence[Any]] = []
+        add_element, add_row, plain = elements.append, pending.append, _PLAIN_VALUE
         for row in rows:
             value = row[1]
             xml = None
-            if value.__class__ is int and value >= 0:
+            if value.__class__ is str:
+                if not (text_values and plain(value)):
+                    value = None
+            elif value.__class__ is int and value >= 0:
                 value = str(value)
-            elif value.__class__ is not str or not text_values or not _PLAIN_VALUE(value):
+            else:
                 value = None
             if value is not None and len(value) <= room:
                 raw = None if column is None else row[column]
@@ -173,8 +177,8 @@ class FusedRows:
                     # The database's text of a UTC datetime, as lastmod_text() reads it.
                     xml = f"{head}{value}{middle}<lastmod>{raw[:10]}T{raw[11:19]}+00:00</lastmod>{tail}"
             if xml is not None:
-                elements.append(xml)
-                pending.append(row)
+                add_element(xml)
+                add_row(row)
                 if len(elements) < SEGMENT_ENTRIES:
                     continue
             if not self._flush(elements, pending, writer, state) or (

@@ -51,33 +51,6 @@ def iterate_rows(
     return rows
 
 
-def row_chunks(
-    queryset: QuerySet[Any], *, size: int, server_side: bool = True
-) -> Iterator[list[Sequence[Any]]]:
-    """The cursor's own rows of a ``values_list()`` queryset, ``size`` at a time, unconverted
-    (from a server-side cursor where the database has them).
-
-    For columns no converter applies to (the caller checks with
-    ``selected_converters``); the public ``iterator()`` hands out one row at a time.
-    """
-    connection = connections[queryset.db]
-    compiler = queryset.query.get_compiler(queryset.db)
-    chunks: Iterator[list[Sequence[Any]]] = compiler.execute_sql(
-        MULTI,
-        chunked_fetch=server_side
-        and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"),
-        chunk_size=size,
-    )
-    return chunks
-
-
-def column_converters(queryset: QuerySet[Any]) -> dict[int, Any]:
-    """The converters the ORM applies to each column of a ``values_list()`` queryset's rows."""
-    compiler = queryset.query.get_compiler(queryset.db)
-    compiler.setup_query()
-    return selected_converters(compiler)
-
-
 def selected_converters(compiler: SQLCompiler) -> dict[int, Any]:
     """The backend and field converters of the columns ``compiler`` selects, by position."""
     fields = [selected[0] for selected in compiler.select[0 : compiler.col_count]]

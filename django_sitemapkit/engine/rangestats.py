@@ -222,7 +222,7 @@ class RangeAggregator:
             self.parallel
             and statements.split
             and count > 1
-            and _second_connection_sees_the_same(self._connection)
+            and second_connection_sees_the_same(self._connection)
         ):
             return self._execute(statements.make(0, count))
         half = (count + 1) // 2
@@ -258,7 +258,7 @@ class RangeAggregator:
             yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
 
 
-def _second_connection_sees_the_same(connection: BaseDatabaseWrapper) -> bool:
+def second_connection_sees_the_same(connection: BaseDatabaseWrapper) -> bool:
     """Whether another connection would read the same rows as ``connection``, and another
     core could do its part.
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import gzip
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, page_layout, sha256
 from django_sitemapkit.building.result import BuildResult
 from django_sitemapkit.engine.sections import RenderedPage
+from django_sitemapkit.protocol.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE
 from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
 from django_sitemapkit.publishing.manifest import FileRecord, PageLayout
 from django_sitemapkit.sites import site as default_site
@@ -140,3 +143,96 @@ def test_a_dry_run_counts_written_and_kept_files() -> None:
     assert new.lastmod == same.lastmod == EDITED.isoformat()
     assert deleted.lastmod == started.isoformat()
     assert new.sha256 == same.sha256 == sha256(b"<urlset><url/></urlset>")
+
+
+class Recording:
+    """A transaction that keeps the bytes of every file written, in order."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def write(self, name: str, data: Any, reuse: Any = None) -> None:
+        self.files[name] = data if isinstance(data, bytes) else b"".join(map(bytes, data))
+
+    def keep(self, name: str) -> None:
+        raise AssertionError(f"{name} kept: every page here is new")
+
+
+def many_pages() -> list[RenderedPage]:
+    """Pages of several segments, one of them empty and one of non-ASCII text."""
+    head, tail = b'<?xml version="1.0"?>\n<urlset>\n', b"</urlset>\n"
+    segment = b"".join(b"<url><loc>https://x.test/%d</loc></url>\n" % n for n in range(400))
+    return [
+        rendered(head, segment, segment[::-1], tail),
+        rendered(head, tail),
+        rendered(head, "<url><loc>https://x.test/é€</loc></url>\n".encode() * 50, tail),
+        rendered(head, *[segment] * 5, tail),
+    ]
+
+
+def record_all(transaction: Recording | None) -> tuple[BuildResult, list[FileRecord]]:
+    result = BuildResult(dry_run=transaction is None)
+    started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
+    with BackgroundWork() as background:
+        files = PageFiles(
+            transaction, result, background, full=True, gzip=True, old_gzip=True, started=started
+        )
+        records = [
+            files.record("s", number, page, before=None, fingerprint=None)
+            for number, page in enumerate(many_pages(), start=1)
+        ]
+        files.settle()
+    return result, records
+
+
+def test_every_gz_is_its_pages_bytes_and_its_layout_has_the_gz_pieces() -> None:
+    transaction = Recording()
+    result, records = record_all(transaction)
+    names = [f"sitemap-s-{number}.xml" for number in range(1, 5)]
+    # In page order, each page's .gz right after it.
+    assert list(transaction.files) == result.written
+    assert result.written == [file for name in names for file in (name, name + ".gz")]
+    for name, page, record in zip(names, many_pages(), records, strict=True):
+        xml, gz = transaction.files[name], transaction.files[name + ".gz"]
+        assert xml == page.content
+        assert gzip.decompress(gz) == xml
+        assert record.layout is not None
+        assert record.layout.sizes == [len(piece) for piece in page.pieces]
+        assert len(record.layout.gz_sizes) == len(page.pieces)
+        assert len(GZIP_HEADER) + sum(record.layout.gz_sizes) + GZIP_TRAILER_SIZE == len(gz)
+        # Each compressed piece is where the layout says: it inflates on its own.
+        offset = len(GZIP_HEADER)
+        inflated = b""
+        for size in record.layout.gz_sizes:
+            inflated += zlib.decompressobj(-zlib.MAX_WBITS).decompress(gz[offset : offset + size])
+            offset += size
+        assert inflated == xml
+        assert record.sha256 == sha256(xml)
+    assert result.bytes_written == sum(map(len, transaction.files.values()))
+
+
+def test_settle_writes_the_last_pages_gz() -> None:
+    transaction = Recording()
+    result = BuildResult(dry_run=False)
+    started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
+    with BackgroundWork() as background:
+        files = PageFiles(
+            transaction, result, background, full=True, gzip=True, old_gzip=True, started=started
+        )
+        files.record("s", 1, many_pages()[0], before=None, fingerprint=None)
+        files.settle()
+        assert list(transaction.files) == ["sitemap-s-1.xml", "sitemap-s-1.xml.gz"]
+        files.settle()  # nothing left to write
+    assert len(result.written) == 2
+
+
+def test_a_dry_run_counts_the_files_a_build_writes() -> None:
+    built, built_records = record_all(Recording())
+    dry, dry_records = record_all(None)
+    assert dry.written == built.written
+    assert (dry.urls, dry.bytes, dry.bytes_written) == (
+        built.urls,
+        built.bytes,
+        built.bytes_written,
+    )
+    assert [r.layout for r in dry_records] == [r.layout for r in built_records]

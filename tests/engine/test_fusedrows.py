@@ -10,13 +10,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.engine import fusedrows
 from django_sitemapkit.engine.entries import EntryFactory
 from django_sitemapkit.engine.factory import entry_factory
 from django_sitemapkit.engine.fusedrows import FusedRows
 from django_sitemapkit.engine.rendering import make_context, render_page
+from django_sitemapkit.engine.sections import write_page
+from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, UrlsetWriter
 from django_sitemapkit.sites import site
 from tests.perrow import PerRow
-from tests.testapp.models import Gallery
+from tests.testapp.models import Article, Author, Gallery, Story
+from tests.utils import parse_urlset
 from tests.xsd import validate_urlset
 
 pytestmark = pytest.mark.django_db
@@ -116,3 +120,182 @@ def test_awkward_values_give_the_same_bytes_either_way(
     register(field)
     slow, fast = both(values, field)
     assert fast == slow
+
+
+# --------------------------------------------------------------------------- runs of plain rows
+
+# Slugs the fused loop writes itself, and slugs only the general path can write.
+PLAIN_SLUG = st.text(alphabet="abcXYZ019_-", min_size=1, max_size=12)
+AWKWARD_SLUG = st.one_of(
+    st.text(alphabet=st.sampled_from("ab/%é€ ?#&'\"<.~😀"), max_size=12),
+    st.sampled_from(["", "a/b", "%41", "é", "..", "a.b"]),
+)
+LASTMOD = st.one_of(
+    st.none(),
+    st.builds(
+        lambda days, micros: T0 + datetime.timedelta(days=days, microseconds=micros),
+        st.integers(0, 3),
+        st.sampled_from([0, 1, 500000, 999999]),
+    ),
+)
+LIMITS = {
+    "limit": st.integers(1, 12),
+    # Past a few entries (some 100 bytes each), or never.
+    "max_bytes": st.one_of(st.integers(400, 1500), st.just(MAX_BYTES_PER_FILE)),
+}
+SMALL_SEGMENT = 3
+
+
+def register_pair(model: type, url_name: str, kwargs: dict[str, str], **attributes: Any) -> None:
+    """Sections "slow" (PerRow: get_absolute_url() per row) and "fast" (url_name) of ``model``."""
+
+    class Base(sitemapkit.ModelSitemap):
+        changefreq = "weekly"
+
+    for name, value in attributes.items():
+        setattr(Base, name, value)
+
+    class Slow(PerRow, Base):
+        pass
+
+    class Fast(Base):
+        pass
+
+    Fast.url_name, Fast.url_kwargs = url_name, kwargs
+    site._registry.clear()
+    sitemapkit.register(model, Slow, section="slow")
+    site._registry["fast"] = type("Fast", (Fast,), {"section": "fast", "model": model})()
+
+
+def written(section: str, max_bytes: int) -> tuple[Any, ...]:
+    """Page 1 of ``section`` into a writer of small segments: everything a build keeps of it."""
+    sitemap = site._registry[section]
+    context = make_context(BASE)
+    factory = entry_factory(sitemap, context)
+    writer = UrlsetWriter(
+        max_entries=sitemap.limit, max_bytes=max_bytes, segment_entries=SMALL_SEGMENT
+    )
+    newest, overflow_key = write_page(sitemap, 1, context, factory, writer)
+    pieces = writer.pieces()
+    return (
+        pieces,
+        writer.segment_cuts,
+        writer.segment_skips,
+        factory.skipped,
+        newest,
+        overflow_key,
+    )
+
+
+def same_either_way(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    """The fast section writes what the slow one writes; the fast one's page."""
+    # Runs of plain rows are added a few at a time: several runs to a page.
+    monkeypatch.setattr(fusedrows, "SEGMENT_ENTRIES", SMALL_SEGMENT)
+    fast = site._registry["fast"]
+    assert FusedRows.prepare(fast, entry_factory(fast, make_context(BASE))) is not None
+    max_bytes = fast.max_bytes
+    slow_page, fast_page = written("slow", max_bytes), written("fast", max_bytes)
+    names = ("pieces", "segment cuts", "segment skips", "skipped", "lastmod", "overflow key")
+    for name, slow_value, fast_value in zip(names, slow_page, fast_page, strict=True):
+        assert fast_value == slow_value, name
+    if len(fast_page[0]) > 2:  # an empty <urlset> is never served
+        validate_urlset(b"".join(fast_page[0]))
+    return fast_page
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    rows=st.lists(
+        st.tuples(st.one_of(PLAIN_SLUG, AWKWARD_SLUG), LASTMOD),
+        max_size=16,
+        unique_by=lambda row: row[0],
+    ),
+    **LIMITS,
+)
+def test_unique_slugs_in_runs_give_the_same_page_either_way(
+    sitemaps: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    rows: list[tuple[str, datetime.datetime | None]],
+    limit: int,
+    max_bytes: int,
+) -> None:
+    # A unique slug: plain rows are written in runs, untracked; NULL lastmods.
+    register_pair(
+        Story, "article-detail", {"slug": "slug"}, lastmod_field="published_at", limit=limit
+    )
+    site._registry["fast"].max_bytes = max_bytes
+    Story.objects.all().delete()
+    Story.objects.bulk_create(
+        # A prefix keeps the slugs unique under any collation; "" (once) stays empty.
+        Story(slug=slug and f"{n:02d}{slug}", title="t", published_at=lastmod)
+        for n, (slug, lastmod) in enumerate(rows)
+    )
+    same_either_way(monkeypatch)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    slugs=st.lists(
+        st.one_of(
+            PLAIN_SLUG,
+            AWKWARD_SLUG,
+            st.sampled_from(["dup", "dup", "Dup", "x" * 2100, "y" * 2014, "y" * 2015]),
+        ),
+        max_size=16,
+    ),
+    **LIMITS,
+)
+def test_slugs_that_repeat_give_the_same_page_either_way(
+    sitemaps: Any, monkeypatch: pytest.MonkeyPatch, slugs: list[str], limit: int, max_bytes: int
+) -> None:
+    # Not unique: every location is tracked and a repeated one skipped.
+    # "y" * 2014 makes a URL of 2,048 characters, the most a location may have.
+    register_pair(Article, "article-detail", {"slug": "slug"}, limit=limit)
+    site._registry["fast"].max_bytes = max_bytes
+    Article.objects.all().delete()
+    Article.objects.bulk_create(
+        Article(slug=slug, updated_at=T0 + datetime.timedelta(seconds=n % 5))
+        for n, slug in enumerate(slugs)
+    )
+    same_either_way(monkeypatch)
+
+
+@pytest.mark.parametrize(("rows", "limit"), [(7, 50), (25, 50), (25, 10), (25, 4)])
+def test_int_keys_give_the_same_page_either_way(
+    sitemaps: Any, monkeypatch: pytest.MonkeyPatch, rows: int, limit: int
+) -> None:
+    # The Author's pk fills an int converter: written as its digits.
+    register_pair(Author, "author-detail", {"pk": "pk"}, limit=limit)
+    site._registry["fast"].max_bytes = MAX_BYTES_PER_FILE
+    Author.objects.bulk_create(Author(name=f"n{n}") for n in range(rows))
+    pieces, *_, overflow_key = same_either_way(monkeypatch)
+    pks = list(Author.objects.order_by("pk").values_list("pk", flat=True))
+    locs = [url.loc for url in parse_urlset(b"".join(pieces))]
+    assert locs == [f"{BASE}/authors/{pk}/" for pk in pks[:limit]]
+    assert overflow_key == (pks[limit] if rows > limit else None)
+
+
+def test_an_overflow_mid_run_names_the_first_row_that_did_not_fit(
+    sitemaps: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_pair(Story, "article-detail", {"slug": "slug"}, lastmod_field="published_at", limit=5)
+    site._registry["fast"].max_bytes = MAX_BYTES_PER_FILE
+    Story.objects.bulk_create(
+        Story(slug=f"s{n}", title="t", published_at=T0 + datetime.timedelta(days=n % 3))
+        for n in range(9)
+    )
+    pieces, cuts, _, _, newest, overflow_key = same_either_way(monkeypatch)
+    stories = list(Story.objects.order_by("pk"))
+    assert overflow_key == stories[5].pk
+    assert len(parse_urlset(b"".join(pieces))) == 5
+    # The newest of the rows written (s2), not of s5..s8 that did not fit.
+    assert newest == T0 + datetime.timedelta(days=2)
+    assert cuts == [stories[2].pk]

@@ -19,6 +19,7 @@ import pytest
 from django.db import connection
 from django.db.models import Count, DecimalField, IntegerField, Max, QuerySet, Value
 from django.db.models.functions import Cast
+from django.db.models.query import ModelIterable
 from django.db.models.sql import compiler as sql_compiler
 
 from django_sitemapkit.engine import internals
@@ -28,6 +29,7 @@ from django_sitemapkit.engine.internals import (
     converted_rows,
     iterate_rows,
     selected_converters,
+    yields_instances,
 )
 from tests.testapp.models import Article, Document, Event
 
@@ -326,3 +328,34 @@ def test_bound_alias_is_the_database_db_manager_chose() -> None:
         "internals.bound_alias() does not give the alias of db_manager(using): Django "
         "changed BaseManager._db"
     )
+
+
+# --------------------------------------------------------------------------- yields_instances
+
+
+class Subclassing(ModelIterable):
+    """A polymorphic manager's iterable: instances, but maybe of subclasses."""
+
+
+def test_a_plain_queryset_yields_instances() -> None:
+    assert yields_instances(Article.objects.all()), (
+        "internals.yields_instances() no longer knows a plain QuerySet: Django changed "
+        "QuerySet._iterable_class or ModelIterable"
+    )
+    assert yields_instances(Article.objects.filter(published=True).order_by("-pk")[:3])
+
+
+def test_a_queryset_with_another_iterable_does_not_yield_plain_instances() -> None:
+    other = Article.objects.all()
+    other._iterable_class = Subclassing
+    for queryset in (
+        Article.objects.values("slug"),
+        Article.objects.values_list("slug"),
+        Article.objects.values_list("slug", flat=True),
+        other,
+    ):
+        assert not yields_instances(queryset), (
+            f"internals.yields_instances() takes {queryset._iterable_class.__name__} "
+            "for plain instances: Django changed QuerySet._iterable_class"
+        )
+    assert all(type(obj) is Article for obj in Article.objects.all())

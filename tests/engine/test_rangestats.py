@@ -255,4 +255,4 @@ def test_when_a_second_connection_reads_the_same_rows(
 
     Connection.vendor = vendor  # type: ignore[attr-defined]
     monkeypatch.setattr(rangestats, "_cpus", lambda: cpus)
-    assert rangestats._second_connection_sees_the_same(Connection()) is allowed  # type: ignore[arg-type]
+    assert rangestats.second_connection_sees_the_same(Connection()) is allowed  # type: ignore[arg-type]

@@ -2,8 +2,11 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.rendering import make_context
@@ -185,3 +188,85 @@ def test_written_locations_read_back_as_they_were_given() -> None:
         writer.add_xml(f"<url><loc>{escape(loc)}</loc></url>\n")
     # Two entries sit in a finished segment, the third in the one being written.
     assert writer.written_locs() == set(locs)
+
+
+# --------------------------------------------------------------------------- add_entries
+
+# One entry of a run: ASCII or not (its size in bytes is not its length).
+ENTRY = st.builds(
+    lambda path: f"<url><loc>https://example.com/{escape(path)}</loc></url>\n",
+    st.text(alphabet=st.sampled_from("ab-_/&é€😀"), max_size=12),
+)
+# What a caller does: a run of entries, a single entry, or a skipped row.
+STEP = st.one_of(
+    st.tuples(st.just("entries"), st.lists(ENTRY, max_size=9)),
+    st.tuples(st.just("xml"), ENTRY),
+    st.tuples(st.just("skip"), st.none()),
+)
+
+
+def fed(writer: UrlsetWriter, steps: list[tuple[str, Any]], *, runs: bool) -> list[object]:
+    """Feed ``steps`` to ``writer`` (runs with add_entries() or one add_xml() each); the answers."""
+    answers: list[object] = []
+    key = 0
+    for kind, value in steps:
+        if kind == "skip":
+            writer.skip()
+            continue
+        xmls = value if kind == "entries" else [value]
+        keys = list(range(key, key + len(xmls)))
+        key += len(xmls)
+        if kind == "entries" and runs:
+            answers.append(writer.add_entries(xmls, keys))
+        elif kind == "entries":
+            taken = 0
+            for xml, row_key in zip(xmls, keys, strict=True):
+                if not writer.add_xml(xml, row_key):
+                    break
+                taken += 1
+            answers.append(taken)
+        else:
+            answers.append(writer.add_xml(value, keys[0]))
+    return answers
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    steps=st.lists(STEP, max_size=25),
+    segment_entries=st.integers(1, 5),
+    max_entries=st.integers(0, 60),
+    max_bytes=st.integers(110, 2500),  # the head and tail alone are 110 bytes
+)
+def test_add_entries_writes_what_add_xml_one_by_one_writes(
+    steps: list[tuple[str, Any]], segment_entries: int, max_entries: int, max_bytes: int
+) -> None:
+    limits = {"segment_entries": segment_entries, "max_entries": max_entries}
+    runs = UrlsetWriter(**limits, max_bytes=max_bytes)
+    singles = UrlsetWriter(**limits, max_bytes=max_bytes)
+    assert fed(runs, steps, runs=True) == fed(singles, steps, runs=False)
+    assert (runs.count, runs.size) == (singles.count, singles.size)
+    assert runs.written_locs() == singles.written_locs()
+    assert runs.pieces() == singles.pieces()
+    assert runs.segment_cuts == singles.segment_cuts
+    assert runs.segment_skips == singles.segment_skips
+    assert runs.size == len(content(runs)) <= max_bytes
+    assert runs.count == content(runs).count(b"<url>") <= max_entries
+
+
+def test_add_entries_stops_at_the_first_entry_that_does_not_fit() -> None:
+    writer = UrlsetWriter(max_entries=5, segment_entries=2)
+    assert writer.add_entries([_entry(n) for n in range(3)], [0, 1, 2]) == 3
+    assert writer.add_entries([_entry(n) for n in range(3, 7)], [3, 4, 5, 6]) == 2
+    writer.pieces()
+    assert [url.loc for url in parse_urlset(content(writer))] == [
+        f"https://example.com/{n}" for n in range(5)
+    ]
+    assert writer.segment_cuts == [1, 3]
+
+
+def test_add_entries_of_a_whole_segment_ends_it_at_the_last_key() -> None:
+    writer = UrlsetWriter(segment_entries=3)
+    assert writer.add_entries([_entry(n) for n in range(3)], ["a", "b", "c"]) == 3
+    assert writer.add_xml(_entry(3), "d")
+    assert writer.segment_cuts == ["c"]
+    assert len(writer.pieces()) == 4

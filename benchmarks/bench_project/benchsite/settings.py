@@ -6,12 +6,17 @@ driver (``benchmarks/run.py``) can start each measurement as a fresh process:
 ``DATABASE_URL``
     django-environ URL; default: SQLite in ``benchmarks/.data/bench.sqlite3``.
 ``BENCH_SITEMAPKIT_MODE``
-    ``fast`` (default): the section names its URL pattern (``url_name`` /
-    ``url_kwargs``); ``absurl``: the section lists model instances and calls
-    ``get_absolute_url()`` for each. See ``bench/sitemaps.py``. (``i18n``, the
-    fast path in three languages, comes with ``benchsite.settings_i18n``.)
+    the one sitemapkit section registered: ``fast`` (default; the section
+    names its URL pattern, ``url_name`` / ``url_kwargs``), ``images``,
+    ``absurl`` (``get_absolute_url()`` read as the pattern), ``perrow``
+    (``get_absolute_url()`` called per instance) or ``generic`` (contrib's
+    ``GenericSitemap``). See ``bench/sitemaps.py``. (``i18n``, the fast path
+    in three languages, comes with ``benchsite.settings_i18n``.)
 ``BENCH_BUILD_DIR``
     ``SITEMAPKIT["BUILD_DIR"]`` for ``sitemapkit_build``.
+``BENCH_GZIP``
+    ``SITEMAPKIT["GZIP"]``: ``1`` (default) writes each file's ``.xml.gz``
+    beside its ``.xml``; ``0`` writes the ``.xml`` only.
 ``BENCH_ICV_DIR``
     root of the FileSystemStorage django-icv-sitemaps writes into.
 ``BENCH_CACHE_TIMEOUT``
@@ -73,6 +78,7 @@ SITEMAPKIT = {
     "BASE_URL": BASE_URL,
     "BUILD_DIR": os.environ.get("BENCH_BUILD_DIR", str(SCRATCH / "sitemapkit")),
     "CACHE_TIMEOUT": int(os.environ.get("BENCH_CACHE_TIMEOUT", "0")),
+    "GZIP": os.environ.get("BENCH_GZIP", "1") != "0",
     # Files without the <?xml-stylesheet?> line (57 bytes a file): byte for byte
     # what the floor and earlier revisions (run.py --rev) write, which they are checked against.
     "STYLESHEET": False,
