@@ -11,7 +11,8 @@ settings.LANGUAGES, E017 a protocol other than the sitemap's scheme, E018
 url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
 not a QuerySet, E020 SITES malformed, E021 a site lists an unregistered
 section, W002 a ModelSitemap news section without news_date_field, E022
-INDEXNOW malformed.
+INDEXNOW malformed, I001 a model section calls location() per row, I002 a
+model section fills a URL pattern (both under check --deploy, routechecks.py).
 
 Each section's own checks (E004-E006, E008, E009, E016-E019, W001, W002) are its
 ``Sitemap.check()`` (sitemapchecks.py); each site's (E007) ``SitemapSite.check()``.

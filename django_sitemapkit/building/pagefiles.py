@@ -30,6 +30,10 @@ def sha256(*pieces: Piece) -> str:
     return digest.hexdigest()
 
 
+# Writes queued on the background thread at most (two a page: .xml and .xml.gz).
+MAX_PENDING_WRITES = 4
+
+
 class BackgroundWork:
     """sha256 digests, gzip and writes of page files, done on another core while the build goes on.
 
@@ -48,11 +52,10 @@ class BackgroundWork:
         """``write(*args)`` on the worker, after everything given before it; ``wait()`` raises
         what it raised."""
         self._writes.append(self._pool.submit(write, *args))
-        if len(self._writes) > 64:
-            for future in self._writes:
-                if future.done():
-                    future.result()  # a failed write fails the build now
-            self._writes = [future for future in self._writes if not future.done()]
+        # A page's files are at most two writes: past a few pages, the build
+        # waits for the disk rather than holding more pages in memory.
+        while len(self._writes) > MAX_PENDING_WRITES or (self._writes and self._writes[0].done()):
+            self._writes.pop(0).result()  # a failed write fails the build now
 
     def fill_in(self, record: FileRecord, pieces: Sequence[Piece]) -> None:
         """Set ``record.sha256`` to the digest of ``pieces``, at the latest by ``wait()``."""

@@ -2,10 +2,12 @@
 
 Rendering a page is Python work on one core: reading rows and writing XML
 hold the GIL. A build with many rows to render forks one worker process at
-its start (while it is still single-threaded), which renders and compresses
-every other page of a section and sends them back whole; the build's process
-renders the rest, and writes all of them in order. Both cores work, for the
-same bytes.
+its start (while it is still single-threaded). For each section, the worker
+takes pages from the front of the list and the build's process from the
+back, until they meet; the worker sends each page back (compressed too,
+with gzip) as its raw pieces, which the build writes with its own. Both
+cores work, for the same bytes, and the build holds at most one of the
+worker's pages at a time.
 
 The worker reads through its own database connections, so it is only used
 where another connection sees what the build's sees (see rangestats.py): not
@@ -16,12 +18,17 @@ every page is rendered in the build's process.
 
 from __future__ import annotations
 
-import collections
+import contextlib
+import dataclasses
 import multiprocessing
 import os
+import queue
 import threading
+import traceback
 from collections.abc import Iterator
-from multiprocessing.pool import AsyncResult, Pool
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
 
 from django.db import connections
 
@@ -37,43 +44,89 @@ from django_sitemapkit.sitemaps import Sitemap
 
 # Rows to render below which a worker costs more (forking, connecting) than it saves.
 MIN_ROWS = 100_000
-# Pages queued for the worker: one being rendered, one ready to start.
-WORKER_QUEUE = 2
 
-# What the forked worker renders with: set just before the fork, inherited by it.
-_inherited: tuple[Sections, RenderContext, bool] | None = None
+
+class WorkerFailed(RuntimeError):
+    """The worker process raised, or died; the message holds its traceback."""
 
 
 class PageWorker:
     """The forked process rendering pages for this build; ``close()`` ends it."""
 
-    def __init__(self, pool: Pool) -> None:
-        self._pool = pool
+    def __init__(self, process: BaseProcess, conn: Connection, lock: Any, ends: Any) -> None:
+        self._process = process
+        self._conn = conn
+        self._lock = lock
+        # The next page index from the front (the worker's) and from the back (ours).
+        self._ends = ends
 
     @classmethod
     def start(
         cls, sitemaps: Sections, context: RenderContext, *, gzip: bool, rows: int
     ) -> PageWorker | None:
         """A worker for a build rendering ``rows`` rows, or None where it would not help."""
-        global _inherited
         if not worth_forking(rows):
             return None
         # Neither process may use a connection opened before the fork.
         connections.close_all()
-        _inherited = (sitemaps, context, gzip)
-        try:
-            pool = multiprocessing.get_context("fork").Pool(processes=1)
-        finally:
-            _inherited = None
-        return cls(pool)
+        fork = multiprocessing.get_context("fork")
+        ours, theirs = fork.Pipe()
+        lock = fork.Lock()
+        ends = fork.Array("l", 2, lock=False)
+        process = fork.Process(
+            target=_serve,
+            args=(theirs, lock, ends, sitemaps, context, gzip),
+            name="sitemapkit-worker",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        return cls(process, ours, lock, ends)
 
-    def render(self, section: str, number: int) -> AsyncResult[RenderedPage | PageNotFound]:
-        """Page ``number`` of ``section``, rendered (and compressed) by the worker."""
-        return self._pool.apply_async(_render_in_worker, (section, number))
+    def share(self, section: str, numbers: list[int]) -> None:
+        """Start on pages ``numbers`` of ``section``: the worker from the front."""
+        with self._lock:
+            self._ends[0], self._ends[1] = 0, len(numbers) - 1
+        self._conn.send((section, numbers))
+
+    def take_last(self) -> int | None:
+        """The index of the last page nobody has taken, now ours; None when none is left."""
+        with self._lock:
+            front, back = self._ends[0], self._ends[1]
+            if front > back:
+                return None
+            self._ends[1] = back - 1
+            return int(back)
+
+    def ready(self) -> bool:
+        return self._conn.poll()
+
+    def receive(self) -> tuple[int, RenderedPage | PageNotFound] | None:
+        """The worker's next page (by index), or None when it has taken its last."""
+        try:
+            message = self._conn.recv()
+            if message is None:
+                return None
+            kind, index, value = message
+            if kind == "failed":
+                raise WorkerFailed(f"The build's worker process failed:\n{value}")
+            if kind == "missing":
+                return index, PageNotFound(index, skipped=value)
+            pieces = [self._conn.recv_bytes() for _ in range(value.pieces_count)]
+            compressed = [self._conn.recv_bytes() for _ in range(value.compressed_count)]
+        except (EOFError, OSError) as exc:
+            raise WorkerFailed(f"The build's worker process ended: {exc!r}") from exc
+        page = dataclasses.replace(value.page, pieces=pieces, compressed=compressed or None)
+        return index, page
 
     def close(self) -> None:
-        self._pool.terminate()
-        self._pool.join()
+        with contextlib.suppress(OSError):  # the worker is gone already
+            self._conn.send(None)
+        self._process.join(timeout=5)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join()
+        self._conn.close()
 
 
 def worth_forking(rows: int) -> bool:
@@ -92,34 +145,95 @@ def worth_forking(rows: int) -> bool:
 def render_shared(
     worker: PageWorker, sitemap: Sitemap, context: RenderContext, numbers: list[int]
 ) -> Iterator[tuple[int, RenderedPage | PageNotFound]]:
-    """Pages ``numbers``, shared: the worker takes them from the front, two queued so it never
-    waits, and this process from the back whenever none of the worker's is ready."""
-    todo = collections.deque(numbers)
-    queued: collections.deque[tuple[int, AsyncResult[RenderedPage | PageNotFound]]]
-    queued = collections.deque()
-    while todo or queued:
-        while todo and len(queued) < WORKER_QUEUE:
-            number = todo.popleft()
-            queued.append((number, worker.render(sitemap.name, number)))
-        if queued and (queued[0][1].ready() or not todo):
-            number, result = queued.popleft()
-            yield number, result.get()
-        else:
-            yield from rendered_one_by_one(sitemap, context, [todo.pop()])
+    """Pages ``numbers``, shared: the worker's from the front, this process's from the back
+    whenever none of the worker's is waiting."""
+    if not numbers:
+        return
+    worker.share(sitemap.name, numbers)
+    while True:
+        index = None if worker.ready() else worker.take_last()
+        if index is not None:
+            yield from rendered_one_by_one(sitemap, context, [numbers[index]])
+            continue
+        received = worker.receive()
+        if received is None:
+            return
+        index, page = received
+        if isinstance(page, PageNotFound):
+            page = PageNotFound(numbers[index], skipped=page.skipped)
+        yield numbers[index], page
 
 
-def _render_here(
-    sitemap: Sitemap, number: int, context: RenderContext
-) -> RenderedPage | PageNotFound:
+@dataclasses.dataclass
+class _Header:
+    """A rendered page without its bytes, which follow it down the pipe piece by piece."""
+
+    page: RenderedPage
+    pieces_count: int
+    compressed_count: int
+
+
+def _serve(
+    conn: Connection,
+    lock: Any,
+    ends: Any,
+    sitemaps: Sections,
+    context: RenderContext,
+    gzip: bool,
+) -> None:
+    """The worker: pages from the front of each section it is given, sent by a second thread
+    so that the next is rendered while one is read."""
+    outbox: queue.Queue[Any] = queue.Queue(maxsize=1)
+    sender = threading.Thread(target=_send_all, args=(conn, outbox), daemon=True)
+    sender.start()
+    try:
+        while (task := conn.recv()) is not None:
+            section, numbers = task
+            sitemap = next(sitemap for sitemap in sitemaps if sitemap.name == section)
+            while (index := _take_first(lock, ends)) is not None:
+                outbox.put((index, _rendered(sitemap, numbers[index], context, gzip)))
+            outbox.put(None)
+    except BaseException:
+        outbox.put(("failed", traceback.format_exc()))
+    finally:
+        outbox.put(StopIteration)
+        sender.join()
+
+
+def _take_first(lock: Any, ends: Any) -> int | None:
+    with lock:
+        front, back = ends[0], ends[1]
+        if front > back:
+            return None
+        ends[0] = front + 1
+        return int(front)
+
+
+def _rendered(sitemap: Sitemap, number: int, context: RenderContext, gzip: bool) -> Any:
     [(_, page)] = rendered_one_by_one(sitemap, context, [number])
-    return page
-
-
-def _render_in_worker(section: str, number: int) -> RenderedPage | PageNotFound:
-    assert _inherited is not None
-    sitemaps, context, gzip = _inherited
-    sitemap = next(sitemap for sitemap in sitemaps if sitemap.name == section)
-    page = _render_here(sitemap, number, context)
-    if gzip and isinstance(page, RenderedPage):
+    if isinstance(page, RenderedPage) and gzip:
         page.compressed = compress_pieces(page.pieces)
     return page
+
+
+def _send_all(conn: Connection, outbox: queue.Queue[Any]) -> None:
+    with contextlib.suppress(OSError):  # the build is gone: nothing to send to
+        _send_each(conn, outbox)
+
+
+def _send_each(conn: Connection, outbox: queue.Queue[Any]) -> None:
+    while (item := outbox.get()) is not StopIteration:
+        if item is None:
+            conn.send(None)
+        elif item[0] == "failed":
+            conn.send(("failed", -1, item[1]))
+        else:
+            index, page = item
+            if isinstance(page, PageNotFound):
+                conn.send(("missing", index, page.skipped))
+                continue
+            compressed = list(page.compressed or [])
+            header = dataclasses.replace(page, pieces=[], compressed=None)
+            conn.send(("page", index, _Header(header, len(page.pieces), len(compressed))))
+            for piece in [*page.pieces, *compressed]:
+                conn.send_bytes(piece)
