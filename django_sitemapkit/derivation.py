@@ -297,4 +297,8 @@ def _kind(node: ast.expr) -> str:
         return "a constant"
     if isinstance(node, ast.Subscript):
         return "a subscript"
-    return f"a {type(node).__name__}"
+    if isinstance(node, ast.Attribute):
+        return "an attribute"
+    if isinstance(node, ast.Name):
+        return "a variable"
+    return f"an expression ({type(node).__name__})"

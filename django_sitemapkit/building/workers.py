@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import multiprocessing
 import os
 import queue
@@ -211,8 +212,14 @@ def _take_first(lock: Any, ends: Any) -> int | None:
 
 def _rendered(sitemap: Sitemap, number: int, context: RenderContext, gzip: bool) -> Any:
     [(_, page)] = rendered_one_by_one(sitemap, context, [number])
-    if isinstance(page, RenderedPage) and gzip:
-        page.compressed = compress_pieces(page.pieces)
+    if isinstance(page, RenderedPage):
+        # What the build would do with the page on its own core, done on this one.
+        digest = hashlib.sha256()
+        for piece in page.pieces:
+            digest.update(piece)
+        page.digest = digest.hexdigest()
+        if gzip:
+            page.compressed = compress_pieces(page.pieces)
     return page
 
 
