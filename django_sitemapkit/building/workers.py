@@ -80,8 +80,13 @@ class PageWorker:
             name="sitemapkit-worker",
             daemon=True,
         )
-        process.start()
-        theirs.close()
+        try:
+            process.start()
+        except OSError:  # no memory or processes left for a fork: render alone
+            ours.close()
+            return None
+        finally:
+            theirs.close()
         return cls(process, ours, lock, ends)
 
     def share(self, section: str, numbers: list[int]) -> None:
@@ -199,6 +204,7 @@ def _serve(
     finally:
         outbox.put(StopIteration)
         sender.join()
+        connections.close_all()
 
 
 def _take_first(lock: Any, ends: Any) -> int | None:
