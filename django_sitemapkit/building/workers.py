@@ -32,6 +32,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from django_sitemapkit.building.resilient import rendered_one_by_one
 from django_sitemapkit.conf import get_settings
@@ -76,7 +77,7 @@ class PageWorker:
         ends = fork.Array("l", 2, lock=False)
         process = fork.Process(
             target=_serve,
-            args=(theirs, lock, ends, sitemaps, context, gzip),
+            args=(theirs, ours, lock, ends, sitemaps, context, gzip),
             name="sitemapkit-worker",
             daemon=True,
         )
@@ -91,18 +92,29 @@ class PageWorker:
 
     def share(self, section: str, numbers: list[int]) -> None:
         """Start on pages ``numbers`` of ``section``: the worker from the front."""
-        with self._lock:
+        with self._locked():
             self._ends[0], self._ends[1] = 0, len(numbers) - 1
         self._conn.send((section, numbers))
 
     def take_last(self) -> int | None:
         """The index of the last page nobody has taken, now ours; None when none is left."""
-        with self._lock:
+        with self._locked():
             front, back = self._ends[0], self._ends[1]
             if front > back:
                 return None
             self._ends[1] = back - 1
             return int(back)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        # A worker killed while it held the lock would hold it for ever.
+        while not self._lock.acquire(timeout=1):
+            if not self._process.is_alive():
+                raise WorkerFailed("The build's worker process ended while it held the lock.")
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     def ready(self) -> bool:
         return self._conn.poll()
@@ -128,11 +140,12 @@ class PageWorker:
     def close(self) -> None:
         with contextlib.suppress(OSError):  # the worker is gone already
             self._conn.send(None)
+        # A worker still sending pages nobody reads (the build failed) ends on the closed pipe.
+        self._conn.close()
         self._process.join(timeout=5)
         if self._process.is_alive():
             self._process.terminate()
             self._process.join()
-        self._conn.close()
 
 
 def worth_forking(rows: int) -> bool:
@@ -140,12 +153,22 @@ def worth_forking(rows: int) -> bool:
     if not get_settings().PARALLEL_BUILD or rows < MIN_ROWS or not hasattr(os, "fork"):
         return False
     # A fork copies only the forking thread: any other's locks would stay held.
-    if threading.active_count() > 1:
+    # A daemonic process (a multiprocessing pool's worker) may not have children.
+    if threading.active_count() > 1 or multiprocessing.current_process().daemon:
         return False
     return all(
-        second_connection_sees_the_same(connection)
+        second_connection_sees_the_same(connection) and not _in_memory(connection)
         for connection in connections.all(initialized_only=True)
     )
+
+
+def _in_memory(connection: BaseDatabaseWrapper) -> bool:
+    """Whether ``connection`` is to an in-memory SQLite database, which another process cannot
+    open (threads can share one with ``cache=shared``)."""
+    if connection.vendor != "sqlite":
+        return False
+    is_in_memory_db = getattr(connection.creation, "is_in_memory_db", None)
+    return bool(is_in_memory_db and is_in_memory_db(connection.settings_dict["NAME"]))
 
 
 def render_shared(
@@ -181,6 +204,7 @@ class _Header:
 
 def _serve(
     conn: Connection,
+    builds_end: Connection,
     lock: Any,
     ends: Any,
     sitemaps: Sections,
@@ -189,6 +213,9 @@ def _serve(
 ) -> None:
     """The worker: pages from the front of each section it is given, sent by a second thread
     so that the next is rendered while one is read."""
+    # The build's end of the pipe, inherited: closed, so that the build's
+    # death (even by SIGKILL) ends the worker's reads.
+    builds_end.close()
     outbox: queue.Queue[Any] = queue.Queue(maxsize=1)
     sender = threading.Thread(target=_send_all, args=(conn, outbox), daemon=True)
     sender.start()
@@ -230,8 +257,11 @@ def _rendered(sitemap: Sitemap, number: int, context: RenderContext, gzip: bool)
 
 
 def _send_all(conn: Connection, outbox: queue.Queue[Any]) -> None:
-    with contextlib.suppress(OSError):  # the build is gone: nothing to send to
+    try:
         _send_each(conn, outbox)
+    except OSError:
+        # The build is gone (killed, or failed): nobody wants the pages.
+        os._exit(1)
 
 
 def _send_each(conn: Connection, outbox: queue.Queue[Any]) -> None:
