@@ -6,17 +6,14 @@ name with arguments taken straight from the row's fields::
     def get_absolute_url(self):
         return reverse("blog:entry", kwargs={"slug": self.slug})
 
-Such a body says exactly what ``url_name`` and ``url_kwargs`` say, so a
-section can read those columns and fill the pattern once reversed (the fast
-path) instead of building an instance and calling ``reverse()`` for every
-row. The method's syntax tree is read, never samples of its output: a body
-is taken only when it is, statement for statement, a return of
-``reverse()``/``reverse_lazy()`` (``django.urls``' own, found through the
-method's globals) of a string literal, with ``kwargs`` a dict literal or
-``args`` a list or tuple literal whose values are ``self.<field>`` of
-concrete, non-relational fields (or a foreign key's ``_id``, or ``pk``),
-optionally wrapped in ``str()``. Anything else is refused with the line that
-stopped it, and keeps the per-row call.
+Such a body says what ``url_name`` and ``url_kwargs`` say, so a section can
+read those columns and fill the pattern once reversed (the fast path). The
+syntax tree is read, never samples of its output: a body is taken only when
+it is one return of ``django.urls``' own ``reverse()``/``reverse_lazy()``
+(found through the method's globals) of a string literal, with ``kwargs`` a
+dict literal or ``args`` a list or tuple literal of ``self.<field>`` (a
+concrete non-relational field, a foreign key's ``_id``, ``pk``), optionally
+in ``str()``. Anything else is refused with the line that stopped it.
 """
 
 from __future__ import annotations
@@ -287,18 +284,16 @@ def _statement_reason(node: ast.stmt) -> str:
 
 
 def _kind(node: ast.expr) -> str:
-    if isinstance(node, ast.Call):
-        return "a call"
-    if isinstance(node, ast.IfExp | ast.BoolOp):
-        return "a conditional"
-    if isinstance(node, ast.BinOp):
-        return "an expression"
-    if isinstance(node, ast.Constant):
-        return "a constant"
-    if isinstance(node, ast.Subscript):
-        return "a subscript"
-    if isinstance(node, ast.Attribute):
-        return "an attribute"
-    if isinstance(node, ast.Name):
-        return "a variable"
-    return f"an expression ({type(node).__name__})"
+    return _KINDS.get(type(node), f"an expression ({type(node).__name__})")
+
+
+_KINDS: dict[type[ast.expr], str] = {
+    ast.Call: "a call",
+    ast.IfExp: "a conditional",
+    ast.BoolOp: "a conditional",
+    ast.BinOp: "an expression",
+    ast.Constant: "a constant",
+    ast.Subscript: "a subscript",
+    ast.Attribute: "an attribute",
+    ast.Name: "a variable",
+}
