@@ -50,7 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "BUILD_DIR": None,
     # Also write (and serve from the build) a .xml.gz beside every .xml.
     "GZIP": True,
-    # Let a large build fork a second process that renders every other page.
+    # Let a large full build fork a second process that renders pages beside its own.
     "PARALLEL_BUILD": True,
     # Name the .xml.gz files in the index instead of the .xml files.
     "INDEX_LINKS_GZIP": False,

@@ -94,11 +94,11 @@ class SectionPages:
         self._progress = PageProgress(progress, total)
         # Whether the build renders every page (a full build): a worker may help.
         self._every_page = every_page
-        # Renders every other page of model sections, while in a with block.
+        # Renders pages of model sections beside this process, while in a with block.
         self._worker: PageWorker | None = None
 
     def __enter__(self) -> SectionPages:
-        """Fork a process rendering every other page where every page is rendered and the
+        """Fork a process rendering pages beside this one where every page is rendered and the
         rows are many; before the build starts any thread."""
         if not self._every_page:
             return self
