@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.engine import rows
 from tests.contribviews import HOST, entries, get
 from tests.perrow import PerRow
 from tests.testapp.models import Entry
@@ -44,9 +45,14 @@ class Fast(Base):
     url_kwargs = {"slug": "slug"}
 
 
+class Derived(Base):
+    """Column rows: the URL template read from ``Entry.get_absolute_url()``."""
+
+
 def register_both(sitemaps: Any) -> None:
     sitemapkit.register(section="slow")(Slow)
     sitemapkit.register(section="fast")(Fast)
+    sitemapkit.register(section="derived")(Derived)
 
 
 def page(client: Client, section: str) -> bytes:
@@ -78,9 +84,11 @@ def test_the_fast_path_writes_what_instances_write(
     ):
         slow = client.get("/sitemap-slow-1.xml", **HOST)
         fast = client.get("/sitemap-fast-1.xml", **HOST)
-    assert slow.status_code == fast.status_code
+        derived = client.get("/sitemap-derived-1.xml", **HOST)
+    assert slow.status_code == fast.status_code == derived.status_code
+    assert rows.reads_columns(sitemaps["derived"])
     if slow.status_code == 200:
-        assert slow.content == fast.content
+        assert slow.content == fast.content == derived.content
         for entry in entries(slow.content):
             assert {lang for lang, _href in entry.alternates} == {"en", "fr", "de", "x-default"}
 

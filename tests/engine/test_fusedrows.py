@@ -60,6 +60,8 @@ def register(field: str) -> None:
     site._registry.clear()
     sitemapkit.register(Gallery, Slow, section="slow")
     site._registry["fast"] = type("Fast", (Fast,), {"section": "fast", "model": Gallery})()
+    # Neither url_name nor location(): Gallery.get_absolute_url() read as the pattern.
+    site._registry["derived"] = type("Derived", (Base,), {"section": "derived", "model": Gallery})()
 
 
 def both(values: list[str], field: str) -> tuple[bytes, bytes]:
@@ -69,6 +71,8 @@ def both(values: list[str], field: str) -> tuple[bytes, bytes]:
     )
     slow = render_page("slow", 1, base_url=BASE, sitemaps=site)
     fast = render_page("fast", 1, base_url=BASE, sitemaps=site)
+    derived = render_page("derived", 1, base_url=BASE, sitemaps=site)
+    assert derived.content == fast.content
     validate_urlset(fast.content)
     return slow.content, fast.content
 
