@@ -70,6 +70,8 @@ def render_section(
             if page.pages_changed:
                 pages_changed(sitemap.name)
             yield number, page
+            # Not held while the next page renders: a page is megabytes.
+            del page
         if not overflowed:
             return
         summaries = sections.page_summaries(sitemap, context)

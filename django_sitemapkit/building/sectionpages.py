@@ -149,6 +149,8 @@ class SectionPages:
             )
             records.append(record)
             self._progress.advance()
+            # Not held while the next page renders: a page is megabytes.
+            del page
         self._files.settle()
         return sorted(records, key=lambda r: r.number)
 
@@ -187,6 +189,7 @@ class SectionPages:
                 if page is not None:
                     spliced.add(number)
                     yield number, page
+                del page
         rest = [number for number in numbers if number not in spliced]
         worker = self._worker if isinstance(sitemap, ModelSitemap) else None
         yield from render_section(

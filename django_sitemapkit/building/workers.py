@@ -188,9 +188,12 @@ def render_shared(
         if received is None:
             return
         index, page = received
+        del received
         if isinstance(page, PageNotFound):
             page = PageNotFound(numbers[index], skipped=page.skipped)
         yield numbers[index], page
+        # Not held while the next page renders: a page is megabytes.
+        del page
 
 
 @dataclasses.dataclass
