@@ -160,21 +160,6 @@ def page_rows(
     sitemap: ModelSitemap, number: int, span: KeySpan | None = None
 ) -> Iterator[Sequence[Any]]:
     """The column rows of page ``number``: tuples of ``row_columns()``."""
-    queryset, raw_column = page_columns(sitemap, number, span)
-    return iterate_rows(
-        queryset,
-        raw_column=raw_column,
-        # A span is one segment of a page: one round trip fetches it, where a
-        # server-side cursor would take several.
-        server_side=span is None,
-    )
-
-
-def page_columns(
-    sitemap: ModelSitemap, number: int, span: KeySpan | None = None, *extra: Any
-) -> tuple[QuerySet[Any], int | None]:
-    """The ``values_list()`` of page ``number``'s column rows (then ``extra``), one past the limit,
-    and the position of its raw lastmod column (None without one)."""
     pages = keyset_pages(sitemap)
     rows = pages.page_queryset(number, span)
     columns: list[Any] = row_columns(sitemap)
@@ -188,7 +173,13 @@ def page_columns(
         # raw_lastmod_converter parses the text (and the fused loop
         # mostly just slices it).
         columns[raw_column] = Cast(columns[raw_column], TextField())
-    return rows.values_list(*columns, *extra)[: pages.limit + 1], raw_column
+    return iterate_rows(
+        rows.values_list(*columns)[: pages.limit + 1],
+        raw_column=raw_column,
+        # A span is one segment of a page: one round trip fetches it, where a
+        # server-side cursor would take several.
+        server_side=span is None,
+    )
 
 
 def url_values_unique(sitemap: ModelSitemap) -> bool:
