@@ -10,9 +10,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django_sitemapkit.building.builder import Builder
 from django_sitemapkit.building.result import BuildError, BuildResult
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
+from django_sitemapkit.management.siteoption import add_site_option, chosen_sites
 from django_sitemapkit.protocol.writer import IndexFull
 from django_sitemapkit.publishing.base import BuildLocked, PublishError
-from django_sitemapkit.siteconfig import SiteConfig, SitesError, selected_sites
+from django_sitemapkit.siteconfig import SiteConfig
 from django_sitemapkit.sites import site
 
 
@@ -53,12 +54,8 @@ class Command(BaseCommand):
             metavar="SECONDS",
             help="Wait up to SECONDS for a running build instead of stopping at once.",
         )
-        parser.add_argument(
-            "--site",
-            action="append",
-            dest="sites",
-            metavar="NAME",
-            help="Build only this site of SITEMAPKIT['SITES'] (repeatable; default: every site).",
+        add_site_option(
+            parser, "Build only this site of SITEMAPKIT['SITES'] (repeatable; default: every site)."
         )
         parser.add_argument(
             "--no-progress", action="store_true", help="No progress bar, even on a terminal."
@@ -83,10 +80,7 @@ class Command(BaseCommand):
 
     def _sites(self, names: list[str] | None) -> list[SiteConfig | None]:
         """The sites to build: those named by --site, else every one (one: no SITES)."""
-        try:
-            return selected_sites(names)
-        except (LookupError, SitesError) as exc:
-            raise CommandError(str(exc)) from None
+        return chosen_sites(names)
 
     def _build(self, target: SiteConfig | None, options: dict[str, Any], *, several: bool) -> None:
         verbosity: int = options["verbosity"]

@@ -17,6 +17,7 @@ from django.urls import NoReverseMatch
 
 from django_sitemapkit.conf import BaseUrlError, base_url, clean_base_url, get_settings
 from django_sitemapkit.engine.rendering import index_path
+from django_sitemapkit.management.siteoption import add_site_option, chosen_sites
 from django_sitemapkit.serving.robots import (
     Action,
     RobotsUpdate,
@@ -27,7 +28,7 @@ from django_sitemapkit.serving.robots import (
     split_lines,
     write_atomically,
 )
-from django_sitemapkit.siteconfig import SiteConfig, SitesError, selected_sites
+from django_sitemapkit.siteconfig import SiteConfig
 
 _LINE_ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
 
@@ -48,12 +49,9 @@ class Command(BaseCommand):
             help="The robots.txt to update (default: SITEMAPKIT['ROBOTS_TXT_PATH']). "
             "Created when missing; its directory must exist.",
         )
-        parser.add_argument(
-            "--site",
-            action="append",
-            dest="sites",
-            metavar="NAME",
-            help="Update only this site of SITEMAPKIT['SITES'] (repeatable; default: every "
+        add_site_option(
+            parser,
+            "Update only this site of SITEMAPKIT['SITES'] (repeatable; default: every "
             "site, each in its own ROBOTS_TXT_PATH).",
         )
         parser.add_argument(
@@ -92,10 +90,7 @@ class Command(BaseCommand):
 
     def sites(self, names: list[str] | None) -> list[SiteConfig | None]:
         """The sites whose robots.txt to update: --site's, else every one (one: no SITES)."""
-        try:
-            return selected_sites(names)
-        except (LookupError, SitesError) as exc:
-            raise CommandError(str(exc)) from None
+        return chosen_sites(names)
 
     def update(self, target: SiteConfig | None, options: dict[str, Any]) -> None:
         index_url = self.index_url(options["base_url"], target)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from django_sitemapkit.siteconfig import SitesError, selected_sites
+from django_sitemapkit.management.siteoption import add_site_option, chosen_sites
 from django_sitemapkit.sites import site
 from django_sitemapkit.status import site_status, status_lines
 
@@ -21,19 +21,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--format", choices=["text", "json"], default="text")
-        parser.add_argument(
-            "--site",
-            action="append",
-            dest="sites",
-            metavar="NAME",
-            help="Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site).",
+        add_site_option(
+            parser, "Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site)."
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            targets = selected_sites(options["sites"])
-        except (LookupError, SitesError) as exc:
-            raise CommandError(str(exc)) from None
+        targets = chosen_sites(options["sites"])
         statuses = [site_status(site, target) for target in targets]
         if options["format"] == "json":
             self.stdout.write(json.dumps([s.as_dict() for s in statuses], indent=2))

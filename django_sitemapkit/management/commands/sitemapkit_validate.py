@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from django_sitemapkit.management.siteoption import add_site_option
 from django_sitemapkit.validation.findings import Report
 from django_sitemapkit.validation.report import as_json, as_text
 from django_sitemapkit.validation.rules import validate_set
@@ -39,12 +40,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--storage", metavar="ALIAS", help="Validate the set published in this STORAGES alias."
         )
-        parser.add_argument(
-            "--site",
-            action="append",
-            dest="sites",
-            metavar="NAME",
-            help="Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site).",
+        add_site_option(
+            parser, "Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site)."
         )
         parser.add_argument(
             "--base-url", metavar="URL", help="The site's URL, for a folder without a manifest."
