@@ -1,12 +1,37 @@
-"""What the stale-build tests share: ``sitemapkit_status`` from Python, and serve mode's report."""
+"""What the stale-build tests share: the first build, ``sitemapkit_status`` from Python, and
+serve mode's report."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 from typing import Any
 
 from django.core.management import call_command
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.publishing import freshness
+from tests.building.builds import T0, build
+from tests.testapp.models import Article, Tag
+
+
+def build_articles_and_tags() -> None:
+    """Five articles (pages of 1,000) and a tag, registered and built once; nothing remembered
+    of any earlier build's freshness."""
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 1000
+
+    sitemapkit.register(Tag)
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(5)
+    )
+    Tag.objects.create(slug="t", updated_at=T0)
+    build()
+    freshness._local.clear()
+    freshness._warned.clear()
 
 
 def status(*args: str) -> tuple[int, str]:

@@ -11,9 +11,12 @@ import pytest
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.publishing import freshness
 from tests.building.builds import T0, build
-from tests.publishing.stale import assert_articles_reported_stale, status
+from tests.publishing.stale import (
+    assert_articles_reported_stale,
+    build_articles_and_tags,
+    status,
+)
 from tests.testapp.models import Article, Tag
 from tests.utils import all_urls, path_of
 
@@ -26,19 +29,7 @@ pytestmark = pytest.mark.django_db
 def built(sitemaps: Any, settings: Any, tmp_path: Path) -> Path:
     """Articles and tags, built once into a temporary BUILD_DIR."""
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
-
-    @sitemapkit.register(Article)
-    class ArticleSitemap(sitemapkit.ModelSitemap):
-        limit = 1000
-
-    sitemapkit.register(Tag)
-    Article.objects.bulk_create(
-        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(5)
-    )
-    Tag.objects.create(slug="t", updated_at=T0)
-    build()
-    freshness._local.clear()
-    freshness._warned.clear()
+    build_articles_and_tags()
     return tmp_path
 
 

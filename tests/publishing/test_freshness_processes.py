@@ -18,7 +18,6 @@ cache with the other process.
 
 from __future__ import annotations
 
-import datetime
 import logging
 import os
 import subprocess
@@ -32,12 +31,12 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.test import Client
 
-import django_sitemapkit as sitemapkit
-from django_sitemapkit.publishing import freshness
 from django_sitemapkit.stalechecks import PROCESS_LOCAL_CACHES
-from tests.building.builds import T0, build
-from tests.publishing.stale import assert_articles_reported_stale, status
-from tests.testapp.models import Article, Tag
+from tests.publishing.stale import (
+    assert_articles_reported_stale,
+    build_articles_and_tags,
+    status,
+)
 from tests.utils import all_urls, path_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,19 +88,7 @@ def built(sitemaps: Any, settings: Any, tmp_path: Path, shared_cache: str) -> di
         "CACHE_URL": shared_cache,
     }
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
-
-    @sitemapkit.register(Article)
-    class ArticleSitemap(sitemapkit.ModelSitemap):
-        limit = 1000
-
-    sitemapkit.register(Tag)
-    Article.objects.bulk_create(
-        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(5)
-    )
-    Tag.objects.create(slug="t", updated_at=T0)
-    build()
-    freshness._local.clear()
-    freshness._warned.clear()
+    build_articles_and_tags()
     return env
 
 
