@@ -25,7 +25,8 @@ peak-RSS counter (``/proc/self/clear_refs``), runs the timed work, and reports:
 Contenders (see README.md): sitemapkit-build-fast, sitemapkit-build-nogzip,
 sitemapkit-images-build, sitemapkit-build-absurl, sitemapkit-build-perrow,
 sitemapkit-build-generic, contrib-views, icv-generate, floor, floor-gzip, sitemapkit-view-first,
-sitemapkit-view-last, sitemapkit-view-index, count, sitemapkit-incremental;
+sitemapkit-view-last, sitemapkit-view-index, count, sitemapkit-incremental,
+sitemapkit-incremental-log;
 in three languages (``benchsite.settings_i18n``): sitemapkit-i18n-build,
 sitemapkit-i18n-view-page, contrib-i18n-view-page, contrib-i18n-build;
 and the helpers prepare, seed, seed-demo.
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gzip
 import json
 import os
@@ -84,6 +86,7 @@ CONTENDERS = (
     "sitemapkit-view-index",
     "count",
     "sitemapkit-incremental",
+    "sitemapkit-incremental-log",
     "sitemapkit-i18n-build",
     "sitemapkit-i18n-view-page",
     "contrib-i18n-view-page",
@@ -368,10 +371,17 @@ def sitemapkit_build(
     return m.result
 
 
-def sitemapkit_incremental(rows: int, **_: Any) -> dict[str, Any]:
+def sitemapkit_incremental(rows: int, log: bool = False, **_: Any) -> dict[str, Any]:
     """Full build (in a child process, untimed), then 10 rows' updated_at
-    changed with QuerySet.update() + invalidate(), then the timed incremental build."""
+    changed, then the timed incremental build.
+
+    Without ``log``: the rows changed with QuerySet.update() + invalidate(),
+    and the build scans every page for changes. With ``log``
+    (``CHANGE_LOG``, ``sitemapkit-incremental-log``): each row saved with
+    ``save()``, as an edit in the admin is, and the build reads the log.
+    """
     build_dir = scratch_dir("sitemapkit-incr-")
+    os.environ["BENCH_CHANGE_LOG"] = "1" if log else "0"
     full = run_child(["sitemapkit-build-fast", "--keep-dir", str(build_dir)])
     baseline = setup_django("fast", BENCH_BUILD_DIR=str(build_dir))
     from django.core.management import call_command
@@ -383,8 +393,13 @@ def sitemapkit_incremental(rows: int, **_: Any) -> dict[str, Any]:
     ids = random.Random().sample(range(1, rows + 1), 10)
     before = dict(BenchArticle.objects.filter(pk__in=ids).values_list("pk", "updated_at"))
     t0 = time.perf_counter()
-    BenchArticle.objects.filter(pk__in=ids).update(updated_at=timezone.now())
-    sitemapkit.invalidate()
+    if log:
+        for article in BenchArticle.objects.filter(pk__in=ids):
+            article.updated_at = timezone.now()
+            article.save(update_fields=["updated_at"])
+    else:
+        BenchArticle.objects.filter(pk__in=ids).update(updated_at=timezone.now())
+        sitemapkit.invalidate()
     update_seconds = time.perf_counter() - t0
     out = StringIO()
     try:
@@ -720,6 +735,7 @@ def main() -> None:
         "sitemapkit-build-generic": lambda **kw: sitemapkit_build("generic", **kw),
         "sitemapkit-images-build": lambda **kw: sitemapkit_build("images", **kw),
         "sitemapkit-incremental": sitemapkit_incremental,
+        "sitemapkit-incremental-log": functools.partial(sitemapkit_incremental, log=True),
         "contrib-views": contrib_views,
         "icv-generate": icv_generate,
         "floor": lambda **kw: floor(False, **kw),

@@ -54,6 +54,7 @@ LISTS_EVERY_ROW = {
     "floor",
     "floor-gzip",
     "sitemapkit-incremental",
+    "sitemapkit-incremental-log",
 }
 LANGUAGES = len(measure.I18N_LANGUAGES)
 # The i18n builds list every row once per language.

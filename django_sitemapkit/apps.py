@@ -6,7 +6,8 @@ from django.db.models.signals import post_delete, post_save
 
 from django_sitemapkit import checks as sitemap_checks
 from django_sitemapkit import rebuilds, routechecks, stalechecks
-from django_sitemapkit.sites import autodiscover, on_model_change
+from django_sitemapkit.modelchanges import on_model_change
+from django_sitemapkit.sites import autodiscover
 
 
 class SimpleSitemapkitConfig(AppConfig):

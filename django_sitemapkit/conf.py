@@ -52,6 +52,10 @@ DEFAULTS: dict[str, Any] = {
     "GZIP": True,
     # Let a large full build fork a second process that renders pages beside its own.
     "PARALLEL_BUILD": True,
+    # Note each saved or deleted row of a listed model (SitemapChange), so that
+    # an incremental build renders the pages holding them without scanning
+    # every row for changes.
+    "CHANGE_LOG": False,
     # Name the .xml.gz files in the index instead of the .xml files.
     "INDEX_LINKS_GZIP": False,
     # Let the views serve the published build instead of rendering, when one exists.
@@ -88,6 +92,7 @@ class SitemapkitSettings:
     BUILD_DIR: str | None
     GZIP: bool
     PARALLEL_BUILD: bool
+    CHANGE_LOG: bool
     INDEX_LINKS_GZIP: bool
     SERVE_BUILT_FILES: bool
     SITES: dict[str, Any] | None

@@ -8,15 +8,16 @@ sites, each with its own name (its URL namespace) and sections.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error
-from django.db import models, transaction
+from django.db import models
 from django.urls import URLPattern
 from django.utils.module_loading import autodiscover_modules
 
+from django_sitemapkit import changelog
 from django_sitemapkit.building.builder import Builder
 from django_sitemapkit.building.result import BuildResult, Progress
 from django_sitemapkit.engine.rendering import URL_NAMESPACE
@@ -28,7 +29,7 @@ from django_sitemapkit.registration import (
 )
 from django_sitemapkit.serving import routes
 from django_sitemapkit.serving.cache import invalidate_sections
-from django_sitemapkit.serving.invalidation import sections_of, target_sections
+from django_sitemapkit.serving.invalidation import target_sections
 from django_sitemapkit.siteconfig import SiteConfig
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
@@ -136,13 +137,19 @@ class SitemapSite:
         """For ``path("", site.urls)``: the patterns, app name and namespace."""
         return self.get_urls(), URL_NAMESPACE, self.name
 
-    def invalidate(self, *targets: type[models.Model] | str) -> None:
+    def invalidate(
+        self, *targets: type[models.Model] | str, pks: Iterable[object] | None = None
+    ) -> None:
         """Drop the cached files of the given models' or sections' names; all when none are given.
 
         Call it after writes that send no signals (``QuerySet.update()``,
-        ``bulk_create()``, raw SQL).
+        ``bulk_create()``, raw SQL). Under ``CHANGE_LOG`` it also tells the
+        next build: the rows ``pks`` changed, or (without ``pks``) anything
+        in those sections may have, which has the build scan them.
         """
-        invalidate_sections(target_sections(self, targets))
+        names = target_sections(self, targets)
+        invalidate_sections(names)
+        changelog.note(self.name, names, pks, using=changelog.log_database())
 
     def pages_changed(self, section: str) -> None:
         # The index lists the section's pages: its cached copy must go.
@@ -159,6 +166,7 @@ class SitemapSite:
         dry_run: bool = False,
         progress: Progress | None = None,
         site: str | SiteConfig | None = None,
+        scan: bool = False,
     ) -> Builder:
         """A build of the sections; of one site's, into its folder, under ``SITEMAPKIT["SITES"]``."""
         return Builder(
@@ -169,6 +177,7 @@ class SitemapSite:
             dry_run=dry_run,
             progress=progress,
             site=site,
+            scan=scan,
         )
 
     def build(
@@ -181,6 +190,7 @@ class SitemapSite:
         dry_run: bool = False,
         wait: float = 0,
         site: str | SiteConfig | None = None,
+        scan: bool = False,
     ) -> BuildResult:
         """Render every file into the storage and publish them at once: ``sitemapkit_build``.
 
@@ -190,7 +200,12 @@ class SitemapSite:
         Raises BuildError, BuildLocked or PublishError; nothing is published then.
         """
         builder = self.builder(
-            publisher=publisher, full=full, rerender=rerender, dry_run=dry_run, site=site
+            publisher=publisher,
+            full=full,
+            rerender=rerender,
+            dry_run=dry_run,
+            site=site,
+            scan=scan,
         )
         return builder.run(list(sections) if sections else None, wait=wait)
 
@@ -248,17 +263,6 @@ def all_sites() -> list[SitemapSite]:
     return list(_sites)
 
 
-def on_model_change(sender: type[models.Model], using: str = "default", **kwargs: Any) -> None:
-    """post_save / post_delete receiver: invalidate once the write is committed.
-
-    Before the commit another request could re-render from the old data and
-    cache it under the new token; on_commit runs at once outside a transaction.
-    """
-    names = [name for site in all_sites() for name in sections_of(sender, site)]
-    if names:
-        transaction.on_commit(lambda: invalidate_sections(names), using=using)
-
-
 #: The default site: what ``register()``, ``sitemapkit_build`` and ``django_sitemapkit.urls`` use.
 site = SitemapSite()
 
@@ -278,9 +282,9 @@ def register_sitemaps(sitemaps: Mapping[str, Any]) -> None:
     site.register_sitemaps(sitemaps)
 
 
-def invalidate(*targets: type[models.Model] | str) -> None:
+def invalidate(*targets: type[models.Model] | str, pks: Iterable[object] | None = None) -> None:
     """Drop cached files of the default site; see :meth:`SitemapSite.invalidate`."""
-    site.invalidate(*targets)
+    site.invalidate(*targets, pks=pks)
 
 
 #: Build the default site: ``sitemapkit_build`` from Python; see :meth:`SitemapSite.build`.

@@ -18,6 +18,7 @@ import django_sitemapkit as sitemapkit
 from django_sitemapkit.checks import check_sites
 from django_sitemapkit.engine.rendering import render_page
 from django_sitemapkit.sites import site
+from tests.stories import StorySitemap
 from tests.testapp.models import Gallery, Photo, Story
 from tests.utils import get_ok, parse_index, path_of
 from tests.xsd import validate_urlset
@@ -37,14 +38,16 @@ AWKWARD_IMAGES = [
     {"loc": "/media/café-日本.jpg"},
     "//cdn.example.net/schemeless.png",
 ]
+# One clock for the whole module: the served and the built pages must carry the same
+# publication dates, however long apart they are rendered.
+NOW = timezone.now()
 
 
 class MediaSitemap(sitemapkit.Sitemap):
     """A list of stories with images, a video and news: every extension in one section."""
 
     def items(self) -> list[dict[str, Any]]:
-        now = timezone.now()
-        return [{"slug": f"s{n}", "when": now - datetime.timedelta(hours=n)} for n in range(3)]
+        return [{"slug": f"s{n}", "when": NOW - datetime.timedelta(hours=n)} for n in range(3)]
 
     def location(self, item: Any) -> str:
         return f"/articles/{item['slug']}/"
@@ -203,19 +206,6 @@ def test_bad_extra_xml_skips_only_its_item(
     result = site.build()
     assert result.skipped == 3
     assert (tmp_path / "current" / "sitemap-extra-1.xml").read_bytes() == content
-
-
-class StorySitemap(sitemapkit.ModelSitemap):
-    news_date_field = "published_at"
-    limit = 5000
-
-    def news(self, item: Story) -> dict[str, Any]:
-        return {
-            "publication_name": "The Example Times",
-            "publication_language": "en",
-            "publication_date": item.published_at,
-            "title": item.title,
-        }
 
 
 def test_a_news_section_lists_two_days_and_1000_a_file(

@@ -192,6 +192,23 @@ def test_the_python_api_builds_one_named_site(two_sites: Path) -> None:
         sitemapkit.build()
 
 
+def test_under_the_change_log_each_site_takes_its_own_rows(two_sites: Path, settings: Any) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "CHANGE_LOG": True}
+    sitemapkit.build(site="shop")
+    sitemapkit.build(site="blog")
+    article = Article.objects.get(slug="shop-3")
+    article.updated_at = T0 + datetime.timedelta(days=1)
+    article.save()
+    assert sitemapkit.build(site="shop").changes_read == 1
+    assert (two_sites / "shop" / "current" / "sitemap-articles-2.xml").read_bytes().count(
+        b"<lastmod>2026-01-02"
+    ) == 1
+    # The blog's row was left for the blog's build; its page does not list shop-3.
+    result = sitemapkit.build(site="blog")
+    assert result.changes_read == 1
+    assert not result.written
+
+
 def test_robots_lists_each_sites_index_in_its_own_file(
     client: Client, two_sites: Path, tmp_path: Path
 ) -> None:

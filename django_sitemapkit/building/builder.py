@@ -18,7 +18,9 @@ import datetime
 import time
 import uuid
 
+from django_sitemapkit import changelog
 from django_sitemapkit.building.configprint import config_fingerprint
+from django_sitemapkit.building.indexfile import publish_index
 from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, sha256
 from django_sitemapkit.building.resilient import (
     render_page_resiliently,
@@ -27,20 +29,17 @@ from django_sitemapkit.building.resilient import (
 )
 from django_sitemapkit.building.result import BuildError, BuildResult, Progress
 from django_sitemapkit.building.sectionpages import SectionPages
+from django_sitemapkit.changelog import Changes
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME
-from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
-    IndexEntry,
     Sections,
     SiteSections,
     make_context,
     stylesheet_href,
-    write_index,
 )
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.notifying.changes import announce, watch
-from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
+from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
 from django_sitemapkit.publishing.base import Publisher, Transaction
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher
@@ -69,6 +68,7 @@ class Builder:
         progress: Progress | None = None,
         rerender: bool = False,
         site: str | SiteConfig | None = None,
+        scan: bool = False,
     ) -> None:
         conf = get_settings()
         try:
@@ -89,6 +89,8 @@ class Builder:
         self.full = full
         # Render every page and compare bytes, even where fingerprints match.
         self.rerender = rerender
+        # Scan every page for changes even where the change log says which changed.
+        self.scan = scan
         self.dry_run = dry_run
         self.gzip = conf.GZIP
         self.progress = progress
@@ -113,21 +115,45 @@ class Builder:
             previous = self.publisher.manifest()
             manifest = self._new_manifest(previous)
             selected, unpublished = self._select(set(sections or []), previous, result)
+            changes = self._read_changes(manifest)
+            # Trusted to name every change where the last build read the log too.
+            trusted = changes if previous and previous.change_log and not self.scan else None
             transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
             # Notes the URLs this build changes, for IndexNow (when it is on).
             transaction = watch(transaction, self.publisher, previous)
             try:
                 with BackgroundWork() as background:
-                    self._build(manifest, previous, transaction, selected, result, background)
+                    self._build(
+                        manifest, previous, transaction, selected, result, background, trusted
+                    )
+                    publish_index(
+                        manifest,
+                        previous,
+                        transaction,
+                        result,
+                        base_url=self.base_url,
+                        namespace=self.sitemaps.name,
+                        full=self.full,
+                    )
             except BaseException:
                 if transaction is not None:
                     transaction.abort()
                 raise
+            if changes is not None and not self.dry_run:
+                # What the rows noted is published (or was already): they are done with.
+                result.changes_read = changes.consume(selected or changes.keys)
             with_pages = {record.section for record in manifest.pages}
             result.first_published = sorted(unpublished & with_pages)
         result.seconds = time.perf_counter() - start
         announce(transaction, self.base_url, self.sitemaps.name)
         return result
+
+    def _read_changes(self, manifest: Manifest) -> Changes | None:
+        """The change log's rows for this build, where the log is on (noted in ``manifest``)."""
+        manifest.change_log = changelog.log_on()
+        if not manifest.change_log:
+            return None
+        return changelog.read(changelog.build_target(self.sitemaps.name, self.site))
 
     def _new_manifest(self, previous: Manifest | None) -> Manifest:
         return Manifest(
@@ -169,6 +195,7 @@ class Builder:
         selected: set[str],
         result: BuildResult,
         background: BackgroundWork,
+        changes: Changes | None,
     ) -> None:
         files = PageFiles(
             transaction,
@@ -200,6 +227,7 @@ class Builder:
             progress=self.progress,
             rerender=frozenset(result.reconfigured),
             every_page=self.full or previous is None,
+            changes=changes,
         ) as pages:
             for sitemap in self.sitemaps:
                 if pages.wanted(sitemap):
@@ -213,58 +241,6 @@ class Builder:
                         manifest.configs[sitemap.name] = old_configs[sitemap.name]
                     manifest.pages.extend(pages.keep_published(sitemap))
         manifest.seconds = round(time.perf_counter() - self._start, 3)
-        self._publish_index(manifest, previous, transaction, result)
-
-    def _publish_index(
-        self,
-        manifest: Manifest,
-        previous: Manifest | None,
-        transaction: Transaction | None,
-        result: BuildResult,
-    ) -> None:
-        """Write the index of ``manifest``'s pages and publish the set, unless nothing changed."""
-        try:
-            index = write_index(
-                (IndexEntry(r.section, r.number, r.lastmod_value()) for r in manifest.pages),
-                base_url=self.base_url,
-                namespace=self.sitemaps.name,
-            )
-        except PageNotFound:
-            raise BuildError("No section has a URL to list: nothing to publish.") from None
-        manifest.index_sha256 = sha256(index.content)
-        manifest.index_lastmod = (
-            None if index.last_modified is None else index.last_modified.isoformat()
-        )
-        index_files = {INDEX_NAME: index.content}
-        if self.gzip:
-            index_files[INDEX_NAME + ".gz"] = index.gzipped().content
-        result.bytes += len(index.content)
-        index_unchanged = (
-            previous is not None
-            and previous.index_sha256 == manifest.index_sha256
-            and previous.stylesheet_sha256 == manifest.stylesheet_sha256
-        )
-        current = set(manifest.files())
-        result.removed = (
-            [] if previous is None else [n for n in previous.files() if n not in current]
-        )
-        if index_unchanged and not result.written and not result.removed and not self.full:
-            result.unchanged += len(index_files)
-            if transaction is not None:
-                transaction.abort()  # nothing changed: keep the published set as it is
-            return
-        result.written.extend(index_files)
-        result.bytes_written += sum(map(len, index_files.values()))
-        if transaction is not None:
-            # The stylesheet beside the index, where every file's <?xml-stylesheet?>
-            # names it (not a sitemap file: not counted as one).
-            if previous is not None and previous.stylesheet_sha256 == manifest.stylesheet_sha256:
-                if manifest.stylesheet is not None:
-                    transaction.keep(STYLESHEET_NAME)
-            elif manifest.stylesheet is not None:
-                index_files[STYLESHEET_NAME] = stylesheet_bytes()
-            transaction.publish(index_files, manifest)
-            result.published = True
 
     def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
         """Why no published page can be kept as it is, or None if they can.

@@ -41,6 +41,8 @@ class BuildResult:
     # Sections rendered again whole because their sitemap class, URL patterns
     # or output settings changed since the last build.
     reconfigured: list[str] = field(default_factory=list)
+    # Rows of the change log (CHANGE_LOG) this build read and is done with.
+    changes_read: int = 0
 
     def summary(self) -> str:
         verb = "would be written" if self.dry_run else "written"
@@ -50,11 +52,17 @@ class BuildResult:
             f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
             f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped"
             f"{self._dropped()}), {self.bytes_written:,} bytes {verb} "
-            f"({self.bytes:,} rendered) in {self.seconds:.2f} s."
+            f"({self.bytes:,} rendered) in {self.seconds:.2f} s.{self._changes()}"
         )
 
     def count_skipped(self, count: int) -> None:
         self.skipped += count
+
+    def _changes(self) -> str:
+        if not self.changes_read:
+            return ""
+        rows = "row" if self.changes_read == 1 else "rows"
+        return f" {self.changes_read:,} change-log {rows} read."
 
     def _dropped(self) -> str:
         text = ""
@@ -67,3 +75,18 @@ class BuildResult:
 
 # Told (pages done, pages in all) as each page of a build is done.
 Progress = Callable[[int, int], None]
+
+
+class PageProgress:
+    """Pages done out of the pages to do, told to ``progress`` as each one is done."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self._progress = progress
+        self._total = total
+        self._done = 0
+
+    def advance(self) -> None:
+        self._done += 1
+        if self._progress is not None:
+            # Pages split off while rendering come on top of the total.
+            self._progress(self._done, max(self._total, self._done))

@@ -4,7 +4,8 @@ A model page whose row count and newest lastmod (its fingerprint) are what
 they were is kept without rendering it; a page where only some rows were
 edited gets just their segments rendered again and spliced into its old
 bytes (splicing.py); any other page is rendered whole (pagefiles.py then
-writes it only if its bytes changed).
+writes it only if its bytes changed). The change log (loggedpages.py) and a
+full build (unscanned.py) spare the scan that gives the fingerprints.
 """
 
 from __future__ import annotations
@@ -12,40 +13,28 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
+from django_sitemapkit.building.loggedpages import LoggedPages, logged_pages
 from django_sitemapkit.building.pagefiles import PageFiles
 from django_sitemapkit.building.resilient import (
     render_page_resiliently,
     render_section,
     resiliently,
 )
-from django_sitemapkit.building.result import BuildResult, Progress
+from django_sitemapkit.building.result import BuildResult, PageProgress, Progress
 from django_sitemapkit.building.splicing import can_splice, sitemap_can_splice, splice_pages
+from django_sitemapkit.building.unscanned import rendered_fingerprint, unscanned_pages
 from django_sitemapkit.building.workers import PageWorker, render_shared
+from django_sitemapkit.changelog import Changes
 from django_sitemapkit.engine import rows, sections
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.filenames import page_filename
-from django_sitemapkit.engine.pages import PageSummary
+from django_sitemapkit.engine.pages import KeysetPages, PageSummary
 from django_sitemapkit.engine.rendering import Sections
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.publishing.base import Publisher
 from django_sitemapkit.publishing.manifest import FileRecord, Manifest
 from django_sitemapkit.publishing.manifest import page_fingerprint as manifest_page_fingerprint
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
-
-
-class PageProgress:
-    """Pages done out of the pages to do, told to ``progress`` as each one is done."""
-
-    def __init__(self, progress: Progress | None, total: int) -> None:
-        self._progress = progress
-        self._total = total
-        self._done = 0
-
-    def advance(self) -> None:
-        self._done += 1
-        if self._progress is not None:
-            # Pages split off while rendering come on top of the total.
-            self._progress(self._done, max(self._total, self._done))
 
 
 class SectionPages:
@@ -71,6 +60,7 @@ class SectionPages:
         progress: Progress | None,
         rerender: frozenset[str] = frozenset(),
         every_page: bool = False,
+        changes: Changes | None = None,
     ) -> None:
         self._sitemaps = sitemaps
         self._files = files
@@ -84,16 +74,24 @@ class SectionPages:
         # Sections whose every page is rendered again (their configuration changed).
         self._rerender = rerender
         self._gzip = gzip
+        # The change log's rows (None: every page is scanned for changes).
+        self._changes = changes
+        # Per section read through the change log, the pages it sends the build to.
+        self._logged: dict[str, LoggedPages] = {}
+        # Sections rendered without a scan, their fingerprints taken from the renders.
+        self._unscanned: set[str] = set()
+        # Whether the build renders every page (a full build): a worker may help.
+        self._every_page = every_page
         wanted = [sitemap for sitemap in sitemaps if not selected or sitemap.name in selected]
         self._splice_records = {sitemap.name: self._spliceable(sitemap) for sitemap in wanted}
         self._summaries = {
             sitemap.name: resiliently(functools.partial(self._page_summaries, sitemap))
             for sitemap in wanted
         }
-        total = sum(len(pages) for pages in self._summaries.values())
+        total = sum(len(pages) for pages in self._summaries.values()) + sum(
+            len(logged.untouched) for logged in self._logged.values()
+        )
         self._progress = PageProgress(progress, total)
-        # Whether the build renders every page (a full build): a worker may help.
-        self._every_page = every_page
         # Renders pages of model sections beside this process, while in a with block.
         self._worker: PageWorker | None = None
 
@@ -136,6 +134,11 @@ class SectionPages:
     def build(self, sitemap: Sitemap) -> list[FileRecord]:
         """The records of the section's pages, in page order, each kept, spliced or rendered."""
         records: list[FileRecord] = []
+        logged = self._logged.get(sitemap.name)
+        for record in () if logged is None else logged.untouched:
+            records.append(record)
+            self._files.keep_page(record)
+            self._progress.advance()
         fingerprints = self._keep_unchanged(sitemap, records)
         for number, page in self._render_pages(sitemap, list(fingerprints)):
             record = self._files.record(
@@ -145,7 +148,9 @@ class SectionPages:
                 before=self._old.get(page_filename(sitemap.name, number)),
                 # A page split off while rendering was not scanned: without a
                 # fingerprint, the next build renders it again.
-                fingerprint=fingerprints.get(number),
+                fingerprint=rendered_fingerprint(page, self._context)
+                if sitemap.name in self._unscanned
+                else fingerprints.get(number),
             )
             records.append(record)
             self._progress.advance()
@@ -163,10 +168,17 @@ class SectionPages:
         """
         to_render: dict[int, str] = {}
         trust_fingerprints = self._may_keep(sitemap) and sections.fingerprints_reliable(sitemap)
+        # A page holding a row the change log names changed, whatever its figures say.
+        logged = self._logged_keys(sitemap)
         for summary in self._summaries[sitemap.name]:
             fingerprint = page_fingerprint(summary, self._context)
             before = self._old.get(page_filename(sitemap.name, summary.number))
-            if trust_fingerprints and before is not None and before.fingerprint == fingerprint:
+            if (
+                trust_fingerprints
+                and before is not None
+                and before.fingerprint == fingerprint
+                and summary.number not in logged
+            ):
                 records.append(before)
                 self._files.keep_page(before)
                 self._progress.advance()
@@ -215,6 +227,7 @@ class SectionPages:
             read=lambda name: self._publisher.read_view(previous, name),
             render=lambda number, span: render_page_resiliently(sitemap, number, context, span),
             gzip=self._gzip,
+            logged=self._logged_keys(sitemap),
         )
 
     def _page_summaries(self, sitemap: Sitemap) -> list[PageSummary]:
@@ -230,7 +243,31 @@ class SectionPages:
             for number, record in self._splice_records[sitemap.name].items()
             if record.layout is not None
         }
-        return rows.keyset_pages(sitemap).summaries(cuts, parallel=True)
+        pages = rows.keyset_pages(sitemap)
+        recorded = unscanned_pages(sitemap, pages) if self._every_page else None
+        if recorded is not None:
+            self._unscanned.add(sitemap.name)
+            return recorded
+        logged = self._read_logged(sitemap, pages)
+        if logged is None:
+            return pages.summaries(cuts, parallel=True)
+        return logged.summaries(cuts)
+
+    def _read_logged(self, sitemap: ModelSitemap, pages: KeysetPages) -> LoggedPages | None:
+        """``sitemap``'s pages as the change log tells them, where it may (see logged_pages)."""
+        self._logged.pop(sitemap.name, None)
+        if not self._may_keep(sitemap):
+            return None
+        published = [r for r in self._old.values() if r.section == sitemap.name]
+        logged = logged_pages(self._changes, sitemap, pages, published)
+        if logged is not None:
+            self._logged[sitemap.name] = logged
+        return logged
+
+    def _logged_keys(self, sitemap: Sitemap) -> dict[int, list[str]]:
+        """By page, the keys of ``sitemap``'s rows that the change log names."""
+        logged = self._logged.get(sitemap.name)
+        return {} if logged is None else logged.keys_by_page
 
     def _may_keep(self, sitemap: Sitemap) -> bool:
         """Whether ``sitemap``'s published pages may be kept or spliced as far as fingerprints go."""

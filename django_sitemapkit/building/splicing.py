@@ -23,8 +23,9 @@ UUIDs), or half the page changed anyway.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 from django.db import models
 
@@ -79,6 +80,7 @@ def splice_pages(
     read: ReadFile,
     render: RenderSpan,
     gzip: bool,
+    logged: Mapping[int, Collection[str]] | None = None,
 ) -> Iterator[tuple[int, RenderedPage | None]]:
     """Each page of ``records`` that may be spliced, with its spliced page or None.
 
@@ -86,20 +88,26 @@ def splice_pages(
     passing ``can_splice``) and ``summaries`` each page's summary now, with
     the row count and newest lastmod of each of its old segments (see
     ``KeysetPages.summaries``); the pages given None, or not given at all,
-    must be rendered whole. Pages come one at a time, so a build holds one
+    must be rendered whole. ``logged`` holds, by page, the keys of rows the
+    change log names (changelog.py): their segments are rendered again
+    whatever their figures say. Pages come one at a time, so a build holds one
     page's bytes at once.
     """
+    logged = logged or {}
     for number, record in records.items():
         summary = summaries.get(number)
         if summary is None or summary.segments is None:
             continue  # gone, or split below its old segments since
-        dirty = edited_segments(record, summary.segments, context)
+        dirty = edited_segments(record, summary.segments, context, logged.get(number, ()))
         if dirty is not None:
             yield number, _splice(number, record, dirty, context, read, render, gzip)
 
 
 def edited_segments(
-    record: FileRecord, segments: Sequence[RangeStats], context: RenderContext
+    record: FileRecord,
+    segments: Sequence[RangeStats],
+    context: RenderContext,
+    logged: Collection[str] = (),
 ) -> list[int] | None:
     """The positions of the segments of ``record``'s page whose rows were edited.
 
@@ -107,7 +115,7 @@ def edited_segments(
     insertion shifts every later segment; a row that left one segment while
     another came to a second leaves the page's count alone but not theirs).
     A segment was edited when it has a row whose lastmod is later than the
-    page's newest at its last render.
+    page's newest at its last render, or a row of ``logged`` (keys of the page).
     """
     layout = record.layout
     previous_newest = record.fingerprint_lastmod()
@@ -116,13 +124,14 @@ def edited_segments(
     entries = _segment_entries(record)
     if entries is None:
         return None
-    dirty = []
+    cuts = [int(cut) for cut in layout.cuts]
+    dirty = {bisect.bisect_left(cuts, int(key)) for key in logged}
     for position, stats in enumerate(segments):
         if stats.count != entries[position] + layout.skips[position]:
             return None
         if stats.lastmod is not None and to_aware(stats.lastmod, context.tz) > previous_newest:
-            dirty.append(position)
-    return dirty
+            dirty.add(position)
+    return sorted(dirty)
 
 
 def _segment_entries(record: FileRecord) -> list[int] | None:

@@ -13,26 +13,21 @@ afterwards they only ever change by splitting:
   it is split at a key and the upper part becomes a new page with the next
   free number. Earlier pages never change because of growth.
 
-Fixed arithmetic key ranges would be just as stable but nearly empty for a
-queryset that keeps 1 % of a table; re-cutting by count on every request
-would be dense but would shift every later page on each deletion. Recording
-the cuts gives both. Deletions can leave pages under-full; they are never
-merged automatically because merging would change a page that no edit
-touched.
+Fixed arithmetic key ranges would be stable but nearly empty for a queryset
+keeping 1 % of a table; re-cutting by count on every request would shift every
+later page on each deletion. Recording the cuts gives both. Under-full pages
+are never merged: that would change a page that no edit touched.
 
-The cuts are recorded where the process that makes them can write, and made
-the same way in memory where it cannot (see pagetable.py).
-
-No query uses OFFSET over the section: a page is an index range scan, and the
-index's per-page lastmod comes from one ``UNION ALL`` of per-range aggregates
-(see rangestats.py). An incremental build asks the same scan for the figures
-of each segment of each page, which is how splicing.py finds edited segments.
+Cuts are recorded where the process making them can write, and made the same
+way in memory where it cannot (pagetable.py). No query uses OFFSET: a page is an index range scan, and the index's per-page
+lastmod comes from one scan of per-range aggregates (rangestats.py), which also
+gives an incremental build each segment's figures (how splicing.py finds edits).
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,6 +39,8 @@ from django_sitemapkit.engine.rangestats import Bound, KeyRange, RangeAggregator
 
 # Row count and newest lastmod of each page, and of its segments where asked.
 Figures = dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]]
+# Which of a section's recorded pages to scan, by number.
+Choice = Callable[[Sequence[Page]], Collection[int]]
 
 
 class PageNotFound(LookupError):
@@ -138,12 +135,16 @@ class KeysetPages:
 
     def pages(self) -> list[Page]:
         """The section's pages in number order, those past ``limit`` rows cut."""
-        return self._settle({}, parallel=False)[0]
+        return self._settle({}, parallel=False, choose=None)[0]
 
     # -- the index -----------------------------------------------------------
 
     def summaries(
-        self, segment_cuts: Mapping[int, Sequence[str]] | None = None, *, parallel: bool = False
+        self,
+        segment_cuts: Mapping[int, Sequence[str]] | None = None,
+        *,
+        parallel: bool = False,
+        choose: Choice | None = None,
     ) -> list[PageSummary]:
         """Every non-empty page with its row count and newest lastmod.
 
@@ -153,10 +154,11 @@ class KeysetPages:
         number) asks for the same figures per segment, in the same scan, for
         every page whose cuts still lie within its range. ``parallel`` lets a
         second connection scan half of the section meanwhile (builds; see
-        RangeAggregator).
+        RangeAggregator). ``choose`` limits the scan to the pages it picks
+        (and those cut from them), empty ones included.
         """
         cuts = segment_cuts or {}
-        pages, figures, changed = self._settle(cuts, parallel)
+        pages, figures, changed = self._settle(cuts, parallel, choose)
         if changed:
             figures.update(self._aggregate(changed, cuts, parallel))
         return [
@@ -167,25 +169,26 @@ class KeysetPages:
                 segments=figures[page.number][1],
             )
             for page in pages
-            if figures[page.number][0].count > 0
+            if page.number in figures and (choose is not None or figures[page.number][0].count > 0)
         ]
 
     def _settle(
-        self, segment_cuts: Mapping[int, Sequence[str]], parallel: bool
+        self, segment_cuts: Mapping[int, Sequence[str]], parallel: bool, choose: Choice | None
     ) -> tuple[list[Page], Figures, list[Page]]:
         """The pages, overfull ones cut; the figures of the pages as read; the pages cut.
 
-        The cuts are recorded where the connection can write, and kept in
-        memory all the same (a replica may not show them yet). When another
-        process recorded cuts since the pages were read, its cuts stand: read
-        again where they were written, and cut anew.
+        Cuts are recorded where the connection can write, and kept in memory
+        all the same (a replica may lag). Cuts another process recorded since
+        the pages were read stand: read again where written, and cut anew.
         """
         table = page_table()
         for _attempt in range(3):
             recorded = table.pages(self.section)
             pages = recorded or [FIRST_PAGE]
-            figures = self._aggregate(pages, segment_cuts, parallel)
-            overfull = [page for page in pages if figures[page.number][0].count > self.limit]
+            picked = None if choose is None else choose(pages)
+            chosen = [page for page in pages if picked is None or page.number in picked]
+            figures = self._aggregate(chosen, segment_cuts, parallel)
+            overfull = [page for page in chosen if figures[page.number][0].count > self.limit]
             if not overfull:
                 return pages, figures, []
             cut = self._cut(pages, overfull)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db.models import FileField
@@ -24,6 +24,12 @@ from django_sitemapkit.sitemaps import ModelSitemap
 # An image path or a local storage's file name that no step of the general path changes.
 _PLAIN_IMAGE_PATH = re.compile(r"/(?!/)[A-Za-z0-9_~./-]*").fullmatch
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*").fullmatch
+# Plain URL values, and the database's text of UTC datetimes, one a line: a segment's
+# at once. (SQLite and MySQL give six fraction digits or none, PostgreSQL "+00"
+# after up to six.)
+_PLAIN_VALUES = re.compile(r"[A-Za-z0-9_-]+(?:\n[A-Za-z0-9_-]+)*").fullmatch
+_UTC_TEXT = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6}|(?:\.\d{1,6})?\+00)?"
+_UTC_TEXTS = re.compile(rf"{_UTC_TEXT}(?:\n{_UTC_TEXT})*").fullmatch
 _IMAGE_OPEN, _IMAGE_CLOSE = image_element("\0").split("\0")
 _ZERO = datetime.timedelta(0)
 
@@ -100,3 +106,60 @@ def plain_image_tail(
         return None
 
     return image_tail
+
+
+def _alike_utc_texts(texts: str, count: int) -> bool:
+    """Whether ``count`` lines of ``texts`` (newlines counted already) all have the one length
+    of the database's UTC text, 19 or 26 characters, or end in "+00", with a space at 10: what
+    the row-by-row loop slices. Checked by slicing the joined text, column by column."""
+    width = texts.find("\n") if count > 1 else len(texts)
+    step = width + 1
+    if (
+        width < 19
+        or len(texts) != count * step - 1
+        or texts[width::step] != "\n" * (count - 1)
+        or texts[10::step] != " " * count
+    ):
+        return False
+    if width in (19, 26):
+        return True
+    return texts[width - 3 :: step] + texts[width - 2 :: step] + texts[width - 1 :: step] == (
+        "+" * count + "0" * (2 * count)
+    )
+
+
+def plain_segment(
+    rows: list[Sequence[Any]],
+    head: str,
+    after_value: str,
+    tail: str,
+    column: int | None,
+    room: int,
+) -> list[str] | None:
+    """The entries of a segment's ``rows`` if every one is plain, else None (row by row, then).
+
+    Plain: a URL value of ``[A-Za-z0-9_-]`` at most ``room`` long, and a
+    lastmod in the database's text of a UTC datetime (column ``column``).
+    Checked for the whole segment at once: the values (and lastmods) joined
+    by newlines, which none of them may hold, match one pattern. The entry
+    is what the row-by-row loop writes for such a row: the text sliced.
+    """
+    if column is None:
+        return None
+    values = [row[1] for row in rows]
+    try:
+        joined, texts = "\n".join(values), "\n".join([row[column] for row in rows])
+    except TypeError:  # a value or lastmod that is not text
+        return None
+    lines = len(rows) - 1
+    if not (
+        _PLAIN_VALUES(joined)
+        and joined.count("\n") == lines
+        and texts.count("\n") == lines
+        and (_alike_utc_texts(texts, len(rows)) or _UTC_TEXTS(texts))
+        and max(map(len, values)) <= room
+    ):
+        return None
+    middle = f"{after_value}</loc><lastmod>"
+    end = f"+00:00</lastmod>{tail}"
+    return [f"{head}{row[1]}{middle}{row[column][:10]}T{row[column][11:19]}{end}" for row in rows]

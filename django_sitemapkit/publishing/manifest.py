@@ -89,6 +89,9 @@ class Manifest:
     # was off), and the hash of the stylesheet written beside the index.
     stylesheet: str | None = None
     stylesheet_sha256: str = ""
+    # Whether the change log was on for this build: the next build may then
+    # trust it to name every row changed since (changelog.py).
+    change_log: bool = False
 
     def files(self) -> list[str]:
         """Every file of the set, the index included."""

@@ -9,9 +9,6 @@ their segments.
 from __future__ import annotations
 
 import datetime
-import gzip
-import hashlib
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -21,11 +18,10 @@ from django.db import models
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.splicing import sitemap_can_splice
-from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.pages import KeySpan
 from django_sitemapkit.engine.rows import reads_columns
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.sites import site as default_site
+from tests.building.builds import assert_same_as_full_build, page_files
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Document, Event
 from tests.utils import parse_index, parse_urlset, path_of
@@ -79,40 +75,6 @@ def articles(request: Any, sitemaps: Any, build_dir: Path) -> Any:
     return sitemaps
 
 
-@pytest.fixture
-def renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, KeySpan | None]]:
-    """Every render_page call of the build: (page, span or None for the whole page)."""
-    calls: list[tuple[int, KeySpan | None]] = []
-    real = sections.render_page
-
-    def spy(sitemap: Any, number: int, context: Any, span: KeySpan | None = None) -> Any:
-        calls.append((number, span))
-        return real(sitemap, number, context, span)
-
-    monkeypatch.setattr(sections, "render_page", spy)
-    return calls
-
-
-def page_files(folder: Path) -> dict[str, bytes]:
-    """The page files of a published set (not the index, whose lastmods have a history)."""
-    return {
-        path.name: path.read_bytes()
-        for path in (folder / "current").iterdir()
-        if path.name.startswith("sitemap-")
-    }
-
-
-def full_build_files(settings: Any, folder: Path) -> dict[str, bytes]:
-    """The pages a full build makes of the rows as they are now, in a folder of its own."""
-    saved = settings.SITEMAPKIT
-    settings.SITEMAPKIT = {**saved, "BUILD_DIR": str(folder)}
-    try:
-        default_site.builder(full=True).run()
-    finally:
-        settings.SITEMAPKIT = saved
-    return page_files(folder)
-
-
 def nth(*positions: int) -> list[int]:
     """The keys of the articles at these positions in key order (sequences differ by database)."""
     pks = list(Article.objects.order_by("pk").values_list("pk", flat=True))
@@ -125,25 +87,6 @@ def edit(*pks: int, at: datetime.datetime) -> None:
         article.title = "edited"
         article.updated_at = at
         article.save()
-
-
-def assert_same_as_full_build(build_dir: Path, settings: Any, tmp_path: Path, label: str) -> None:
-    incremental = page_files(build_dir)
-    # The manifest's digests (worked out in a background thread for spliced
-    # pages) are those of the files.
-    manifest = json.loads((build_dir / "current" / "sitemapkit-manifest.json").read_bytes())
-    digests = {f"sitemap-{p['section']}-{p['number']}.xml": p["sha256"] for p in manifest["pages"]}
-    assert digests == {
-        name: hashlib.sha256(data).hexdigest()
-        for name, data in incremental.items()
-        if name.endswith(".xml")
-    }
-    full = full_build_files(settings, tmp_path / f"full-{label}")
-    assert incremental.keys() == full.keys()
-    for name, data in incremental.items():
-        assert data == full[name], name
-        if name.endswith(".gz"):
-            assert gzip.decompress(data) == incremental[name.removesuffix(".gz")]
 
 
 def test_a_few_edits_re_render_only_their_segments(

@@ -134,14 +134,12 @@ AWKWARD_SLUG = st.one_of(
     st.text(alphabet=st.sampled_from("ab/%é€ ?#&'\"<.~😀"), max_size=12),
     st.sampled_from(["", "a/b", "%41", "é", "..", "a.b"]),
 )
-LASTMOD = st.one_of(
-    st.none(),
-    st.builds(
-        lambda days, micros: T0 + datetime.timedelta(days=days, microseconds=micros),
-        st.integers(0, 3),
-        st.sampled_from([0, 1, 500000, 999999]),
-    ),
+DATED = st.builds(
+    lambda days, micros: T0 + datetime.timedelta(days=days, microseconds=micros),
+    st.integers(0, 3),
+    st.sampled_from([0, 1, 500000, 999999]),
 )
+LASTMOD = st.one_of(st.none(), DATED)
 LIMITS = {
     "limit": st.integers(1, 12),
     # Past a few entries (some 100 bytes each), or never.
@@ -207,6 +205,26 @@ def same_either_way(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
     return fast_page
 
 
+def stories_either_way(
+    monkeypatch: pytest.MonkeyPatch,
+    rows: list[tuple[str, datetime.datetime | None]],
+    limit: int,
+    max_bytes: int,
+) -> None:
+    """Stories of ``rows`` (slug, lastmod) in pages of ``limit``: the same page either way."""
+    register_pair(
+        Story, "article-detail", {"slug": "slug"}, lastmod_field="published_at", limit=limit
+    )
+    site._registry["fast"].max_bytes = max_bytes
+    Story.objects.all().delete()
+    Story.objects.bulk_create(
+        # A prefix keeps the slugs unique under any collation; "" (once) stays empty.
+        Story(slug=slug and f"{n:02d}{slug}", title="t", published_at=lastmod)
+        for n, (slug, lastmod) in enumerate(rows)
+    )
+    same_either_way(monkeypatch)
+
+
 @settings(
     max_examples=60,
     deadline=None,
@@ -228,17 +246,36 @@ def test_unique_slugs_in_runs_give_the_same_page_either_way(
     max_bytes: int,
 ) -> None:
     # A unique slug: plain rows are written in runs, untracked; NULL lastmods.
-    register_pair(
-        Story, "article-detail", {"slug": "slug"}, lastmod_field="published_at", limit=limit
-    )
-    site._registry["fast"].max_bytes = max_bytes
-    Story.objects.all().delete()
-    Story.objects.bulk_create(
-        # A prefix keeps the slugs unique under any collation; "" (once) stays empty.
-        Story(slug=slug and f"{n:02d}{slug}", title="t", published_at=lastmod)
-        for n, (slug, lastmod) in enumerate(rows)
-    )
-    same_either_way(monkeypatch)
+    stories_either_way(monkeypatch, rows, limit, max_bytes)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    plain=st.lists(st.tuples(PLAIN_SLUG, DATED), min_size=3, max_size=30),
+    others=st.lists(
+        st.tuples(st.one_of(PLAIN_SLUG, AWKWARD_SLUG), LASTMOD),
+        max_size=3,
+        unique_by=lambda row: row[0],
+    ),
+    at=st.integers(0, 30),
+    **LIMITS,
+)
+def test_segments_of_plain_rows_checked_at_once_give_the_same_page(
+    sitemaps: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    plain: list[tuple[str, datetime.datetime]],
+    others: list[tuple[str, datetime.datetime | None]],
+    at: int,
+    limit: int,
+    max_bytes: int,
+) -> None:
+    # Mostly plain, dated rows: most segments are written by one comprehension
+    # (plainvalues.plain_segment), the others row by row, in any order.
+    stories_either_way(monkeypatch, plain[:at] + others + plain[at:], limit * 3, max_bytes)
 
 
 @settings(

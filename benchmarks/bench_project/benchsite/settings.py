@@ -17,6 +17,12 @@ driver (``benchmarks/run.py``) can start each measurement as a fresh process:
 ``BENCH_GZIP``
     ``SITEMAPKIT["GZIP"]``: ``1`` (default) writes each file's ``.xml.gz``
     beside its ``.xml``; ``0`` writes the ``.xml`` only.
+``BENCH_CHANGE_LOG``
+    ``SITEMAPKIT["CHANGE_LOG"]``: ``1`` notes saved rows for incremental
+    builds; ``0`` (default) does not.
+``BENCH_PARALLEL``
+    ``SITEMAPKIT["PARALLEL_BUILD"]``: ``1`` (default) lets a full build fork
+    its worker; ``0`` renders every page in the build's process.
 ``BENCH_ICV_DIR``
     root of the FileSystemStorage django-icv-sitemaps writes into.
 ``BENCH_CACHE_TIMEOUT``
@@ -79,9 +85,11 @@ SITEMAPKIT = {
     "BUILD_DIR": os.environ.get("BENCH_BUILD_DIR", str(SCRATCH / "sitemapkit")),
     "CACHE_TIMEOUT": int(os.environ.get("BENCH_CACHE_TIMEOUT", "0")),
     "GZIP": os.environ.get("BENCH_GZIP", "1") != "0",
+    "CHANGE_LOG": os.environ.get("BENCH_CHANGE_LOG", "0") == "1",
     # Files without the <?xml-stylesheet?> line (57 bytes a file): byte for byte
     # what the floor and earlier revisions (run.py --rev) write, which they are checked against.
     "STYLESHEET": False,
+    "PARALLEL_BUILD": os.environ.get("BENCH_PARALLEL", "1") == "1",
 }
 
 # django-icv-sitemaps: one section over a proxy of the same table (bench.IcvArticle),

@@ -43,6 +43,14 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
+            "--scan",
+            action="store_true",
+            help=(
+                "Scan every page's rows for changes, as without CHANGE_LOG, rather than only "
+                "the pages holding the rows the change log names."
+            ),
+        )
+        parser.add_argument(
             "--dry-run",
             action="store_true",
             help="Report what would change; write nothing.",
@@ -89,6 +97,7 @@ class Command(BaseCommand):
             builder = site.builder(
                 full=options["full"],
                 rerender=options["rerender"],
+                scan=options["scan"],
                 dry_run=options["dry_run"],
                 progress=self._progress if show_progress else None,
                 site=target,

@@ -1,0 +1,66 @@
+"""The last step of a build: the index of the pages, and the publish of the whole set."""
+
+from __future__ import annotations
+
+from django_sitemapkit.building.pagefiles import sha256
+from django_sitemapkit.building.result import BuildError, BuildResult
+from django_sitemapkit.engine.filenames import INDEX_NAME
+from django_sitemapkit.engine.pages import PageNotFound
+from django_sitemapkit.engine.rendering import IndexEntry, write_index
+from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
+from django_sitemapkit.publishing.base import Transaction
+from django_sitemapkit.publishing.manifest import Manifest
+
+
+def publish_index(
+    manifest: Manifest,
+    previous: Manifest | None,
+    transaction: Transaction | None,
+    result: BuildResult,
+    *,
+    base_url: str,
+    namespace: str,
+    full: bool,
+) -> None:
+    """Write the index of ``manifest``'s pages and publish the set, unless nothing changed
+    (and the build is not ``full``)."""
+    try:
+        index = write_index(
+            (IndexEntry(r.section, r.number, r.lastmod_value()) for r in manifest.pages),
+            base_url=base_url,
+            namespace=namespace,
+        )
+    except PageNotFound:
+        raise BuildError("No section has a URL to list: nothing to publish.") from None
+    manifest.index_sha256 = sha256(index.content)
+    manifest.index_lastmod = (
+        None if index.last_modified is None else index.last_modified.isoformat()
+    )
+    index_files = {INDEX_NAME: index.content}
+    if manifest.gzip:
+        index_files[INDEX_NAME + ".gz"] = index.gzipped().content
+    result.bytes += len(index.content)
+    index_unchanged = (
+        previous is not None
+        and previous.index_sha256 == manifest.index_sha256
+        and previous.stylesheet_sha256 == manifest.stylesheet_sha256
+    )
+    current = set(manifest.files())
+    result.removed = [] if previous is None else [n for n in previous.files() if n not in current]
+    if index_unchanged and not result.written and not result.removed and not full:
+        result.unchanged += len(index_files)
+        if transaction is not None:
+            transaction.abort()  # nothing changed: keep the published set as it is
+        return
+    result.written.extend(index_files)
+    result.bytes_written += sum(map(len, index_files.values()))
+    if transaction is not None:
+        # The stylesheet beside the index, where every file's <?xml-stylesheet?>
+        # names it (not a sitemap file: not counted as one).
+        if previous is not None and previous.stylesheet_sha256 == manifest.stylesheet_sha256:
+            if manifest.stylesheet is not None:
+                transaction.keep(STYLESHEET_NAME)
+        elif manifest.stylesheet is not None:
+            index_files[STYLESHEET_NAME] = stylesheet_bytes()
+        transaction.publish(index_files, manifest)
+        result.published = True
