@@ -14,9 +14,10 @@ PostgreSQL plans each part of a UNION ALL on its own, which for a thousand
 small ranges costs more than scanning them; there, many ranges of integer
 keys become one LATERAL join instead (see ``rangesql.lateral_join``).
 
-A build may split the statements between its connection and a second one in
-a helper thread (``parallel``), so that two cores scan at once; never inside
-a transaction, whose rows another connection would not see.
+A caller may split the statements between its connection and a second one in
+a helper thread (``parallel``), so that two cores scan at once: a build, and
+the live index. Never inside a transaction, whose rows another connection
+would not see.
 
 When a placeholder cannot be found in the compiled parameters (a key field
 that prepares values in some unusual way), the parts are built by the ORM

@@ -77,9 +77,14 @@ def fingerprints_reliable(sitemap: Sitemap) -> bool:
 
 
 def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
-    """Every non-empty page of ``sitemap``, with its row count and newest lastmod."""
+    """Every non-empty page of ``sitemap``, with its row count and newest lastmod.
+
+    The scan may take a second connection for half of the pages (see
+    RangeAggregator): the index of a large section, served live, is read by
+    two cores, as a build's scan is.
+    """
     if isinstance(sitemap, ModelSitemap):
-        summaries = rows.keyset_pages(sitemap).summaries()
+        summaries = rows.keyset_pages(sitemap).summaries(parallel=True)
         if sitemap.defines_lastmod():
             return rows.dated_by_lastmod(sitemap, summaries, context.tz)
         return summaries

@@ -12,6 +12,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.engine import rangestats
+from django_sitemapkit.engine.rangestats import RangeAggregator
 from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Tag
 from tests.utils import all_urls, crawl, get_ok, parse_index, parse_urlset
@@ -55,6 +57,36 @@ def test_index_and_pages(site: Any, client: Client) -> None:
     assert index[0][1] == "2026-01-01T04:00:00+00:00"
     assert index[2][1] == "2026-01-01T11:00:00+00:00"
     assert len(all_urls(client)) == 14
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_live_index_reads_half_the_pages_on_a_second_connection(
+    site: Any, client: Client, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "CACHE_TIMEOUT": 0}
+    Article.objects.bulk_create(
+        Article(slug=f"b{i}", updated_at=T0 - datetime.timedelta(days=i)) for i in range(40)
+    )
+    serial = get_ok(client, "/sitemap.xml")
+    helper: list[str] = []
+    real = RangeAggregator._execute_on_own_connection
+
+    def spy(self: RangeAggregator, statements: Any) -> Any:
+        statements = list(statements)
+        helper.extend(sql for sql, _ in statements)
+        return real(self, statements)
+
+    monkeypatch.setattr(RangeAggregator, "_execute_on_own_connection", spy)
+    monkeypatch.setattr(rangestats, "_cpus", lambda: 2)
+    # On PostgreSQL, as for a section of hundreds of pages: one LATERAL join, split in two.
+    monkeypatch.setattr(rangestats, "LATERAL_JOIN_MIN_RANGES", 5)
+    parallel = get_ok(client, "/sitemap.xml")
+    # 52 articles, 5 a file in key order, each file dated by its newest row.
+    lastmods = list(Article.objects.order_by("pk").values_list("updated_at", flat=True))
+    expected = [max(lastmods[start : start + 5]).isoformat() for start in range(0, 52, 5)]
+    assert [lastmod for _loc, lastmod in parse_index(parallel)[:-1]] == expected
+    assert helper
+    assert parallel == serial
 
 
 def test_gzip_files_decompress_to_the_plain_bytes(site: Any, client: Client) -> None:
