@@ -259,7 +259,7 @@ class SectionPages:
         if not self._may_keep(sitemap):
             return None
         published = [r for r in self._old.values() if r.section == sitemap.name]
-        logged = logged_pages(self._changes, sitemap, pages, published)
+        logged = logged_pages(self._changes, sitemap, pages, published, self._context.tz)
         if logged is not None:
             self._logged[sitemap.name] = logged
         return logged

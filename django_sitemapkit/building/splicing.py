@@ -121,26 +121,23 @@ def edited_segments(
     previous_newest = record.fingerprint_lastmod()
     if layout is None or previous_newest is None or len(segments) != len(layout.cuts) + 1:
         return None
-    entries = _segment_entries(record)
-    if entries is None:
+    rows = record.segment_rows()
+    if rows is None:
         return None
-    cuts = [int(cut) for cut in layout.cuts]
-    dirty = {bisect.bisect_left(cuts, int(key)) for key in logged}
+    dirty = set(segments_holding(record, logged))
     for position, stats in enumerate(segments):
-        if stats.count != entries[position] + layout.skips[position]:
+        if stats.count != rows[position]:
             return None
         if stats.lastmod is not None and to_aware(stats.lastmod, context.tz) > previous_newest:
             dirty.add(position)
     return sorted(dirty)
 
 
-def _segment_entries(record: FileRecord) -> list[int] | None:
-    """The entries each segment of the page listed: SEGMENT_ENTRIES each but the last."""
+def segments_holding(record: FileRecord, keys: Collection[str]) -> set[int]:
+    """The positions of the segments of ``record``'s page whose key ranges hold ``keys``."""
     assert record.layout is not None
-    segments = len(record.layout.cuts) + 1
-    entries = [SEGMENT_ENTRIES] * (segments - 1)
-    entries.append(record.urls - SEGMENT_ENTRIES * (segments - 1))
-    return entries if 0 < entries[-1] <= SEGMENT_ENTRIES else None
+    cuts = [int(cut) for cut in record.layout.cuts]
+    return {bisect.bisect_left(cuts, int(key)) for key in keys}
 
 
 def _splice(
@@ -155,7 +152,7 @@ def _splice(
     """``record``'s page with its ``dirty`` segments rendered again, or None if it must be whole."""
     layout = record.layout
     assert layout is not None
-    entries = _segment_entries(record)
+    entries = record.segment_entries()
     if entries is None or not dirty or 2 * len(dirty) > len(layout.cuts) + 1:
         return None
     page = _SplicedPage.read(record, read, gzip)

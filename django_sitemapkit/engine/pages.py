@@ -19,9 +19,10 @@ later page on each deletion. Recording the cuts gives both. Under-full pages
 are never merged: that would change a page that no edit touched.
 
 Cuts are recorded where the process making them can write, and made the same
-way in memory where it cannot (pagetable.py). No query uses OFFSET: a page is an index range scan, and the index's per-page
-lastmod comes from one scan of per-range aggregates (rangestats.py), which also
-gives an incremental build each segment's figures (how splicing.py finds edits).
+way in memory where it cannot (pagetable.py). No query uses OFFSET: a page is
+an index range scan, and the index's per-page lastmod comes from one scan of
+per-range aggregates (pagefigures.py, rangestats.py), which also gives an
+incremental build each segment's figures (how splicing.py finds edits).
 """
 
 from __future__ import annotations
@@ -34,11 +35,10 @@ from typing import Any
 from django.db import models
 from django.db.models import Q, QuerySet
 
+from django_sitemapkit.engine.pagefigures import Figures, Known, PageFigures
 from django_sitemapkit.engine.pagetable import FIRST_PAGE, Page, Recording, page_table
-from django_sitemapkit.engine.rangestats import Bound, KeyRange, RangeAggregator, RangeStats
+from django_sitemapkit.engine.rangestats import RangeStats
 
-# Row count and newest lastmod of each page, and of its segments where asked.
-Figures = dict[int, tuple[RangeStats, tuple[RangeStats, ...] | None]]
 # Which of a section's recorded pages to scan, by number.
 Choice = Callable[[Sequence[Page]], Collection[int]]
 
@@ -135,7 +135,7 @@ class KeysetPages:
 
     def pages(self) -> list[Page]:
         """The section's pages in number order, those past ``limit`` rows cut."""
-        return self._settle({}, parallel=False, choose=None)[0]
+        return self._settle({}, parallel=False, choose=None, known=None)[0]
 
     # -- the index -----------------------------------------------------------
 
@@ -145,6 +145,7 @@ class KeysetPages:
         *,
         parallel: bool = False,
         choose: Choice | None = None,
+        known: Known | None = None,
     ) -> list[PageSummary]:
         """Every non-empty page with its row count and newest lastmod.
 
@@ -155,10 +156,12 @@ class KeysetPages:
         every page whose cuts still lie within its range. ``parallel`` lets a
         second connection scan half of the section meanwhile (builds; see
         RangeAggregator). ``choose`` limits the scan to the pages it picks
-        (and those cut from them), empty ones included.
+        (and those cut from them), empty ones included; ``known``, to the
+        segments it names of the pages whose segments it knows (see
+        PageFigures.of).
         """
         cuts = segment_cuts or {}
-        pages, figures, changed = self._settle(cuts, parallel, choose)
+        pages, figures, changed = self._settle(cuts, parallel, choose, known)
         if changed:
             figures.update(self._aggregate(changed, cuts, parallel))
         return [
@@ -173,7 +176,11 @@ class KeysetPages:
         ]
 
     def _settle(
-        self, segment_cuts: Mapping[int, Sequence[str]], parallel: bool, choose: Choice | None
+        self,
+        segment_cuts: Mapping[int, Sequence[str]],
+        parallel: bool,
+        choose: Choice | None,
+        known: Known | None,
     ) -> tuple[list[Page], Figures, list[Page]]:
         """The pages, overfull ones cut; the figures of the pages as read; the pages cut.
 
@@ -187,7 +194,7 @@ class KeysetPages:
             pages = recorded or [FIRST_PAGE]
             picked = None if choose is None else choose(pages)
             chosen = [page for page in pages if picked is None or page.number in picked]
-            figures = self._aggregate(chosen, segment_cuts, parallel)
+            figures = self._aggregate(chosen, segment_cuts, parallel, known)
             overfull = [page for page in chosen if figures[page.number][0].count > self.limit]
             if not overfull:
                 return pages, figures, []
@@ -203,53 +210,12 @@ class KeysetPages:
         pages: Sequence[Page],
         segment_cuts: Mapping[int, Sequence[str]],
         parallel: bool = False,
+        known: Known | None = None,
     ) -> Figures:
-        """Row count and newest lastmod of each page, and of its segments where asked.
-
-        A page with cuts in ``segment_cuts`` that all lie within its range is
-        counted segment by segment (see ``summaries``); the others whole. Either
-        way one scan of the section: a UNION ALL of per-range aggregates.
-        """
-        ranges: list[KeyRange] = []
-        owners: list[int] = []
-        segmented: set[int] = set()
-        for page in pages:
-            lower = None if page.start_key is None else Bound("gte", page.start_key)
-            upper = None if page.end_key is None else Bound("lt", page.end_key)
-            cuts = segment_cuts.get(page.number)
-            if cuts is not None and self._cuts_within(cuts, page):
-                segmented.add(page.number)
-                # Segment s holds the keys above cut s-1 and up to cut s.
-                lowers = [lower, *(Bound("gt", cut) for cut in cuts)]
-                uppers = [*(Bound("lte", cut) for cut in cuts), upper]
-                for segment in zip(lowers, uppers, strict=True):
-                    ranges.append(segment)
-                    owners.append(page.number)
-            else:
-                ranges.append((lower, upper))
-                owners.append(page.number)
-        aggregator = RangeAggregator(self.queryset, self.lastmod_field, parallel=parallel)
-        by_page: dict[int, list[RangeStats]] = {page.number: [] for page in pages}
-        for owner, range_stats in zip(owners, aggregator.stats(ranges), strict=True):
-            by_page[owner].append(range_stats)
-        result: Figures = {}
-        for number, parts in by_page.items():
-            lastmods = [part.lastmod for part in parts if part.lastmod is not None]
-            whole = RangeStats(sum(part.count for part in parts), max(lastmods, default=None))
-            result[number] = (whole, tuple(parts) if number in segmented else None)
-        return result
-
-    def _cuts_within(self, cuts: Sequence[str], page: Page) -> bool:
-        """Whether every cut key lies in the page's range ``[start, end)``.
-
-        A page split since its segments were cut may end below some of them.
-        Compared in Python: segment cuts are only asked for with integer keys.
-        """
-        start, end = self._key(page.start_key), self._key(page.end_key)
-        return all(
-            (start is None or key >= start) and (end is None or key < end)
-            for key in map(self._key, cuts)
-        )
+        """Row count and newest lastmod of each page, and of its segments where asked
+        (see PageFigures.of)."""
+        figures = PageFigures(self.queryset, self.lastmod_field, self._key, parallel=parallel)
+        return figures.of(pages, segment_cuts, known)
 
     # -- splitting -----------------------------------------------------------
 

@@ -35,16 +35,21 @@ class PagesHolding:
         self.to_key = to_key
         #: The keys of each page holding some, by page number, as last chosen.
         self.by_page: dict[int, list[str]] = {}
+        #: The pages new or cut short since the last build, as last chosen: their ranges
+        #: are not those of the last build's records.
+        self.reshaped: set[int] = set()
 
     def __call__(self, pages: Sequence[Page]) -> set[int]:
         numbers = {page.number for page in pages}
         if not self.known <= numbers:
             self.by_page = {}
+            self.reshaped = numbers
             return numbers
         newest = max(self.known, default=0)
         new = {page.number: page.start_key for page in pages if page.number > newest}
         new_starts = {start for start in new.values() if start is not None}
         chosen = set(new) | {page.number for page in pages if page.end_key in new_starts}
+        self.reshaped = chosen
         # Page 1 is open below; the others, by where they start.
         first = min(numbers)
         bounds = sorted(

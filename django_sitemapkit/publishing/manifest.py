@@ -64,6 +64,25 @@ class FileRecord:
     def lastmod_value(self) -> datetime.datetime | None:
         return None if self.lastmod is None else datetime.datetime.fromisoformat(self.lastmod)
 
+    def segment_entries(self) -> list[int] | None:
+        """The entries each segment of the page listed (all full but the last); None where the
+        layout does not add up to the page."""
+        if self.layout is None:
+            return None
+        size, segments = self.layout.segment_entries, len(self.layout.cuts) + 1
+        entries = [size] * (segments - 1) + [self.urls - size * (segments - 1)]
+        return entries if 0 < entries[-1] <= size else None
+
+    def segment_rows(self) -> list[int] | None:
+        """The rows each segment held at the render (its entries and skips), as a scan counts
+        them; None where the record cannot tell."""
+        entries = self.segment_entries()
+        if entries is None or self.layout is None or len(self.layout.skips) != len(entries):
+            return None
+        return [
+            listed + skipped for listed, skipped in zip(entries, self.layout.skips, strict=True)
+        ]
+
     def fingerprint_lastmod(self) -> datetime.datetime | None:
         """The newest row lastmod the fingerprint recorded ("<count>|<ISO 8601>")."""
         text = (self.fingerprint or "").partition("|")[2]
