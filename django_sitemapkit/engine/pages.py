@@ -154,8 +154,8 @@ class KeysetPages:
         incremental build's record of where each page's segments end, by page
         number) asks for the same figures per segment, in the same scan, for
         every page whose cuts still lie within its range. ``parallel`` lets a
-        second connection scan half of the section meanwhile (builds; see
-        RangeAggregator). ``choose`` limits the scan to the pages it picks
+        second connection scan half of the section meanwhile (builds and the
+        index; see RangeAggregator). ``choose`` limits the scan to the pages it picks
         (and those cut from them), empty ones included; ``known``, to the
         segments it names of the pages whose segments it knows (see
         PageFigures.of).
