@@ -9,7 +9,6 @@ published its rows, and by no other.
 from __future__ import annotations
 
 import datetime
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +27,13 @@ from django_sitemapkit.engine import extensions
 from django_sitemapkit.models import SitemapChange
 from django_sitemapkit.sites import site as default_site
 from tests.building.builds import assert_same_as_full_build, page_files
+from tests.building.logged import EDITED, T0, edit, register_articles, write
 from tests.stories import StorySitemap
 from tests.testapp.models import Article, Story
 from tests.utils import parse_urlset
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
-EDITED = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)
 SECTION = "testapp-article"
 PAGE_ROWS = 100
 
@@ -48,29 +46,12 @@ def log_on(settings: Any, build_dir: Path) -> None:
 @pytest.fixture
 def articles(sitemaps: Any, build_dir: Path, log_on: None) -> list[int]:
     """250 published articles in three pages (100, 100, 50), built once; their keys in order."""
-
-    @sitemapkit.register(Article)
-    class ArticleSitemap(sitemapkit.ModelSitemap):
-        limit = PAGE_ROWS
-        url_name = "article-detail"
-        url_kwargs = {"slug": "slug"}
-
-        def get_queryset(self) -> Any:
-            return Article.objects.filter(published=True)
-
+    register_articles(PAGE_ROWS)
     Article.objects.bulk_create(
         Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(250)
     )
     default_site.builder().run()
     return list(Article.objects.order_by("pk").values_list("pk", flat=True))
-
-
-def edit(pk: int, at: datetime.datetime = EDITED, **fields: Any) -> None:
-    article = Article.objects.get(pk=pk)
-    article.updated_at = at
-    for name, value in fields.items():
-        setattr(article, name, value)
-    article.save()
 
 
 def written_pages(result: Any) -> list[str]:
@@ -255,16 +236,7 @@ def test_any_saves_and_deletes_match_a_full_build(
     articles: list[int], build_dir: Path, settings: Any, tmp_path: Path, operations: Any
 ) -> None:
     for number, (operation, position) in enumerate(operations):
-        pks = list(Article.objects.values_list("pk", flat=True))
-        pk = pks[position % len(pks)]
-        if operation == "edit":
-            edit(pk, at=EDITED + datetime.timedelta(seconds=number))
-        elif operation == "delete" and len(pks) > 1:
-            Article.objects.get(pk=pk).delete()
-        elif operation == "insert":
-            Article.objects.create(slug=f"n{uuid.uuid4().hex[:12]}", updated_at=EDITED)
-        else:
-            edit(pk, published=not Article.objects.get(pk=pk).published)
+        write(operation, position, number)
     default_site.builder().run()
     assert not SitemapChange.objects.exists()
     assert_same_as_full_build(build_dir, settings, tmp_path, f"h{len(list(tmp_path.iterdir()))}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +20,14 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-import django_sitemapkit as sitemapkit
 from django_sitemapkit.models import SitemapChange
 from django_sitemapkit.sites import site as default_site
 from tests.building.builds import assert_same_as_full_build
+from tests.building.logged import EDITED, OPERATIONS, T0, edit, register_articles, write
 from tests.testapp.models import Article
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
-EDITED = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)
 SECTION = "testapp-article"
 # Pages of 2,500 rows: segments of 1,000, 1,000 and 500.
 PAGE_ROWS = 2500
@@ -41,30 +38,13 @@ def articles(sitemaps: Any, build_dir: Path, settings: Any) -> list[int]:
     """6,000 published articles in three pages of three, three and one segments, built once
     with the change log on; their keys in order."""
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "CHANGE_LOG": True}
-
-    @sitemapkit.register(Article)
-    class ArticleSitemap(sitemapkit.ModelSitemap):
-        limit = PAGE_ROWS
-        url_name = "article-detail"
-        url_kwargs = {"slug": "slug"}
-
-        def get_queryset(self) -> Any:
-            return Article.objects.filter(published=True)
-
+    register_articles(PAGE_ROWS)
     Article.objects.bulk_create(
         (Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(seconds=i)) for i in range(6000)),
         batch_size=2000,
     )
     default_site.builder().run()
     return list(Article.objects.order_by("pk").values_list("pk", flat=True))
-
-
-def edit(pk: int, at: datetime.datetime = EDITED, **fields: Any) -> None:
-    article = Article.objects.get(pk=pk)
-    article.updated_at = at
-    for name, value in fields.items():
-        setattr(article, name, value)
-    article.save()
 
 
 def fingerprints(folder: Path) -> dict[int, str]:
@@ -149,7 +129,7 @@ def test_a_page_cut_since_the_last_build_is_counted_whole(
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["edit", "backdate", "delete", "insert", "unpublish"]),
+            st.sampled_from(OPERATIONS),
             st.integers(0, 5999),
         ),
         min_size=1,
@@ -160,18 +140,7 @@ def test_any_history_matches_a_full_build(
     articles: list[int], build_dir: Path, settings: Any, tmp_path: Path, operations: Any
 ) -> None:
     for number, (operation, position) in enumerate(operations):
-        pks = list(Article.objects.order_by("pk").values_list("pk", flat=True))
-        pk = pks[position % len(pks)]
-        if operation == "edit":
-            edit(pk, at=EDITED + datetime.timedelta(seconds=number))
-        elif operation == "backdate":
-            edit(pk, at=T0 - datetime.timedelta(seconds=number))
-        elif operation == "delete" and len(pks) > 1:
-            Article.objects.get(pk=pk).delete()
-        elif operation == "insert":
-            Article.objects.create(slug=f"n{uuid.uuid4().hex[:12]}", updated_at=EDITED)
-        else:
-            edit(pk, published=not Article.objects.get(pk=pk).published)
+        write(operation, position, number)
     default_site.builder().run()
     assert not SitemapChange.objects.exists()
     label = f"h{len(list(tmp_path.iterdir()))}"

@@ -162,7 +162,7 @@ def test_many_ranges_are_one_lateral_join_on_postgresql(articles: list[Any]) -> 
     ],
 )
 def test_parallel_scan_splits_the_statements_between_two_connections(
-    monkeypatch: pytest.MonkeyPatch, lateral: bool
+    monkeypatch: pytest.MonkeyPatch, second_connection: list[str], lateral: bool
 ) -> None:
     lateral_from = 100 if lateral else 10**6
     rng = random.Random(9)
@@ -177,16 +177,7 @@ def test_parallel_scan_splits_the_statements_between_two_connections(
     rows = list(Article.objects.filter(published=True).values_list("pk", "updated_at"))
     keys = sorted(key for key, _ in rows)
     ranges = random_ranges(keys, 101, seed=6)
-    helper_statements: list[str] = []
-    real = RangeAggregator._execute_on_own_connection
-
-    def spy(self: RangeAggregator, statements: Any) -> Any:
-        statements = list(statements)
-        helper_statements.extend(sql for sql, _ in statements)
-        return real(self, statements)
-
-    monkeypatch.setattr(RangeAggregator, "_execute_on_own_connection", spy)
-    monkeypatch.setattr(rangestats, "_cpus", lambda: 2)
+    helper_statements = second_connection
     monkeypatch.setattr(rangestats, "UNION_BATCH_SIZE", 30)
     monkeypatch.setattr(rangestats, "LATERAL_JOIN_MIN_RANGES", lateral_from)
     aggregator = RangeAggregator(
