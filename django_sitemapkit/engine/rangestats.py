@@ -27,6 +27,7 @@ one by one instead: slower, same result.
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connections, models
+from django.db import DatabaseError, connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Count, IntegerField, Max, QuerySet, Value
 
@@ -53,6 +54,8 @@ from django_sitemapkit.engine.rangesql import (
 )
 
 __all__ = ["Bound", "KeyRange", "RangeAggregator", "RangeStats", "key_field"]
+
+logger = logging.getLogger("django_sitemapkit")
 
 # SQLite refuses compound statements of more than 500 SELECTs by default.
 UNION_BATCH_SIZE = 400
@@ -232,7 +235,13 @@ class RangeAggregator:
                 self._execute_on_own_connection, list(statements.make(half, count))
             )
             rows = self._execute(statements.make(0, half))
-            rows += second.result()
+            try:
+                rows += second.result()
+            except DatabaseError as error:
+                # A second connection may be refused (a server's or a pooler's connection
+                # limit): the scan is only slower on one.
+                logger.warning("Scanning on one connection: the second one failed (%s).", error)
+                rows += self._execute(statements.make(half, count))
         return rows
 
     def _execute(self, statements: Iterable[tuple[str, list[Any]]]) -> list[Any]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime
+import logging
 import random
+import threading
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from django_sitemapkit.engine import rangestats
@@ -213,6 +215,34 @@ def test_no_second_connection_inside_a_transaction(
         Article.objects.filter(published=True), "updated_at", parallel=True
     )
     assert aggregator.stats(ranges) == [expected(articles, r) for r in ranges]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_second_connection_scans_on_one(
+    monkeypatch: pytest.MonkeyPatch, second_connection: list[str], caplog: Any
+) -> None:
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(60)
+    )
+    rows = list(Article.objects.values_list("pk", "updated_at"))
+    ranges = random_ranges(sorted(key for key, _ in rows), 20, seed=3)
+    wrapper = type(connections["default"])
+    connect = wrapper.get_new_connection
+
+    def refuse_in_the_helper(self: Any, params: Any) -> Any:
+        if threading.current_thread().name.startswith("sitemapkit-scan"):
+            raise OperationalError("too many connections")
+        return connect(self, params)
+
+    monkeypatch.setattr(wrapper, "get_new_connection", refuse_in_the_helper)
+    # On PostgreSQL too a split scan: one LATERAL join, halved.
+    monkeypatch.setattr(rangestats, "LATERAL_JOIN_MIN_RANGES", 5)
+    aggregator = RangeAggregator(Article.objects.all(), "updated_at", parallel=True)
+    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
+        stats = aggregator.stats(ranges)
+    assert stats == [expected(rows, r) for r in ranges]
+    assert second_connection  # the helper tried its half
+    assert "the second one failed (too many connections)" in caplog.text
 
 
 @pytest.mark.parametrize(
