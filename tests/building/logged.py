@@ -6,6 +6,8 @@ import datetime
 import uuid
 from typing import Any
 
+from hypothesis import strategies as st
+
 import django_sitemapkit as sitemapkit
 from tests.testapp.models import Article
 
@@ -35,6 +37,21 @@ def edit(pk: int, at: datetime.datetime = EDITED, **fields: Any) -> None:
     for name, value in fields.items():
         setattr(article, name, value)
     article.save()
+
+
+def histories(operations: list[str], rows: int, steps: int) -> st.SearchStrategy[Any]:
+    """Lists of up to ``steps`` (operation, position) pairs over about ``rows`` rows."""
+    return st.lists(
+        st.tuples(st.sampled_from(operations), st.integers(0, rows - 1)),
+        min_size=1,
+        max_size=steps,
+    )
+
+
+def replay(history: list[tuple[str, int]]) -> None:
+    """Each step of ``history`` written in turn (see write())."""
+    for number, (operation, position) in enumerate(history):
+        write(operation, position, number)
 
 
 def write(operation: str, position: int, number: int) -> None:

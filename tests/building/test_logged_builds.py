@@ -18,7 +18,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
-from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building import builder
@@ -27,7 +26,7 @@ from django_sitemapkit.engine import extensions
 from django_sitemapkit.models import SitemapChange
 from django_sitemapkit.sites import site as default_site
 from tests.building.builds import assert_same_as_full_build, page_files
-from tests.building.logged import EDITED, T0, edit, register_articles, write
+from tests.building.logged import EDITED, T0, edit, histories, register_articles, replay
 from tests.stories import StorySitemap
 from tests.testapp.models import Article, Story
 from tests.utils import parse_urlset
@@ -225,18 +224,11 @@ def test_a_news_section_is_scanned_as_its_window_moves(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(
-    st.lists(
-        st.tuples(st.sampled_from(["edit", "delete", "insert", "unpublish"]), st.integers(0, 999)),
-        min_size=1,
-        max_size=8,
-    )
-)
+@given(histories(["edit", "delete", "insert", "unpublish"], rows=1000, steps=8))
 def test_any_saves_and_deletes_match_a_full_build(
     articles: list[int], build_dir: Path, settings: Any, tmp_path: Path, operations: Any
 ) -> None:
-    for number, (operation, position) in enumerate(operations):
-        write(operation, position, number)
+    replay(operations)
     default_site.builder().run()
     assert not SitemapChange.objects.exists()
     assert_same_as_full_build(build_dir, settings, tmp_path, f"h{len(list(tmp_path.iterdir()))}")

@@ -18,12 +18,19 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
-from hypothesis import strategies as st
 
 from django_sitemapkit.models import SitemapChange
 from django_sitemapkit.sites import site as default_site
 from tests.building.builds import assert_same_as_full_build
-from tests.building.logged import EDITED, OPERATIONS, T0, edit, register_articles, write
+from tests.building.logged import (
+    EDITED,
+    OPERATIONS,
+    T0,
+    edit,
+    histories,
+    register_articles,
+    replay,
+)
 from tests.testapp.models import Article
 
 pytestmark = pytest.mark.django_db
@@ -126,21 +133,11 @@ def test_a_page_cut_since_the_last_build_is_counted_whole(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(OPERATIONS),
-            st.integers(0, 5999),
-        ),
-        min_size=1,
-        max_size=6,
-    )
-)
+@given(histories(OPERATIONS, rows=6000, steps=6))
 def test_any_history_matches_a_full_build(
     articles: list[int], build_dir: Path, settings: Any, tmp_path: Path, operations: Any
 ) -> None:
-    for number, (operation, position) in enumerate(operations):
-        write(operation, position, number)
+    replay(operations)
     default_site.builder().run()
     assert not SitemapChange.objects.exists()
     label = f"h{len(list(tmp_path.iterdir()))}"
