@@ -3,8 +3,8 @@
 Keep this file short: put reusable helpers in their own modules and import them.
 
 * XSD validation helpers live in ``tests/xsd.py`` (``validate_urlset``,
-  ``validate_index``); they skip when ``../shared/xsd`` is absent, and fail instead
-  when the ``CI`` environment variable is set.
+  ``validate_index``): the project's own schemas (``tests/schemas/``) always, the
+  official ones in ``../shared/xsd`` in addition wherever present.
 * Django settings: ``tests/settings.py`` (select backends with ``DATABASE_URL`` /
   ``CACHE_URL``).
 """

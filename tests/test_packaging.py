@@ -10,6 +10,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -33,27 +35,60 @@ def test_no_documented_command_installs_the_package_from_an_index() -> None:
     assert not [line for line in installs if INSTALL_BY_NAME.search(line)]
 
 
-@pytest.mark.slow
-def test_the_wheel_holds_the_whole_package(tmp_path: Path) -> None:
-    # Built from a copy: setuptools writes build/ into the source tree, which
-    # parallel test runs (tox) would share.
-    source = tmp_path / "source"
-    shutil.copytree(
-        ROOT / "django_sitemapkit",
-        source / "django_sitemapkit",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
+def markdown_links(markdown: str) -> list[str]:
+    """The targets of the inline links of a Markdown text."""
+    return re.findall(r"\]\(([^)\s]+)\)", markdown)
+
+
+def test_the_project_urls_and_the_readme_links() -> None:
+    # The README is the long description of a package index page, where a
+    # relative link leads nowhere: every link is absolute, into Source for its files.
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    assert {"Homepage", "Documentation", "Source", "Changelog", "Issues"} <= set(urls)
+    source = urls["Source"]
+    assert all(url.startswith(source) for url in urls.values())
+    links = markdown_links((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert [link for link in links if not link.startswith(("https://", "http://"))] == []
+    into_repository = [link for link in links if link.startswith(f"{source}/blob/main/")]
+    for link in into_repository:
+        path = link.removeprefix(f"{source}/blob/main/").partition("#")[0]
+        assert (ROOT / path).is_file(), f"the README links to {path}, which does not exist"
+    assert f"{source}/blob/main/CHANGELOG.md" in into_repository
+    assert f"{source}/blob/main/docs/index.md" in into_repository
+
+
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and, built from it, the wheel, as ``python -m build`` makes a release."""
+    # Built from a copy: setuptools writes build/ and *.egg-info into the source tree,
+    # which parallel test runs (tox) would share.
+    source = tmp_path_factory.mktemp("source")
     for path in ROOT.iterdir():
-        if path.is_file() and (path.suffix in (".toml", ".md") or path.name.startswith("LICENSE")):
+        if path.is_file():
             shutil.copy(path, source)
-    wheels = tmp_path / "wheels"
+        elif path.name in FOLDERS:
+            shutil.copytree(path, source / path.name, ignore=shutil.ignore_patterns(*LOCAL))
+    (source / "benchmarks").mkdir()
+    shutil.copy(ROOT / "benchmarks" / "README.md", source / "benchmarks")
+    out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(source), "-w", str(wheels)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(source)],
         check=True,
         capture_output=True,
-        timeout=300,
+        timeout=600,
     )
-    [wheel] = wheels.glob("django_sitemapkit-*.whl")
+    return out
+
+
+# The folders of the working copy a release draws from, without what only a
+# working copy holds (see .gitignore); benchmarks/ gives its README.md only.
+FOLDERS = ("django_sitemapkit", "tests", "docs", "example_project", "scripts")
+LOCAL = ("__pycache__", ".*_cache", ".hypothesis", "sitemaps", "*.sqlite3", "robots.txt")
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_the_whole_package(dists: Path) -> None:
+    [wheel] = dists.glob("django_sitemapkit-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     package = {
         path.relative_to(ROOT).as_posix()
@@ -62,3 +97,23 @@ def test_the_wheel_holds_the_whole_package(tmp_path: Path) -> None:
     }
     assert package <= names
     assert "django_sitemapkit/py.typed" in names
+
+
+@pytest.mark.slow
+def test_the_sdist_holds_the_tests_the_docs_and_the_changelog(dists: Path) -> None:
+    # Enough to run the suite and build the docs from the unpacked archive
+    # (CI does both: .ci/run).
+    [sdist] = dists.glob("django_sitemapkit-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.partition("/")[2] for name in archive.getnames()}
+    shipped = {
+        path.relative_to(ROOT).as_posix()
+        for folder in ("tests", "docs", "example_project")
+        for path in (ROOT / folder).rglob("*")
+        if path.suffix in (".py", ".md", ".xsd", ".html", ".txt")
+        and "__pycache__" not in path.parts
+    }
+    assert shipped - names == set()
+    assert {"tests/conftest.py", "tests/settings.py", "docs/conf.py", "CHANGELOG.md"} <= names
+    assert {"benchmarks/README.md", "scripts/test.sh", "tox.ini", "LICENSE"} <= names
+    assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]

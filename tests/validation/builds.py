@@ -61,9 +61,8 @@ def finding_lines(output: str) -> list[str]:
 
 
 def xsd_args() -> list[str]:
-    """``--xsd-dir`` for the official schemas when they are at hand, else nothing."""
-    folder = xsd_dir()
-    return ["--xsd-dir", str(folder)] if (folder / "sitemap.xsd").is_file() else []
+    """``--xsd-dir`` for the official schemas when they are at hand, else the project's."""
+    return ["--xsd-dir", str(xsd_dir())]
 
 
 def current(folder: Path) -> Path:
