@@ -27,6 +27,7 @@ class SimpleSitemapkitConfig(AppConfig):
         post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
         post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")
         checks.register(rebuilds.check_rebuilds, "sitemapkit")
+        checks.register(rebuilds.check_immediate_backend, "sitemapkit", deploy=True)
         post_save.connect(rebuilds.on_model_change, dispatch_uid="sitemapkit-rebuild-save")
         post_delete.connect(rebuilds.on_model_change, dispatch_uid="sitemapkit-rebuild-delete")
 

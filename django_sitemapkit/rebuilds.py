@@ -8,7 +8,8 @@ the ``rebuild_sitemaps`` task to run when the window closes, so that the
 rebuild reads every write of the window; the other commits of the window find
 the key and enqueue nothing. A backend that cannot defer a task (Django's
 ``ImmediateBackend``) runs the rebuild at once instead, and the writes of the
-rest of that window wait for the next rebuild.
+rest of that window wait for the next rebuild; check W007 (``check --deploy``)
+says so.
 
 Under ``SITEMAPKIT["SITES"]``, a section is rebuilt in every configured site
 that lists it.
@@ -25,7 +26,7 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.core.cache import caches
-from django.core.checks import CheckMessage, Error
+from django.core.checks import CheckMessage, Error, Warning
 from django.db import models, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -151,3 +152,29 @@ def check_rebuilds(
             )
         ]
     return []
+
+
+def check_immediate_backend(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """W007 (``check --deploy``): rebuilds on ImmediateBackend run inside the saving request."""
+    framework = tasks_framework()
+    if not get_settings().REBUILD_AFTER_COMMIT or framework is None:
+        return []
+    try:
+        backend = rebuild_task().get_backend()
+    except Exception:  # E023 says why
+        return []
+    if not isinstance(backend, import_string(f"{framework}.backends.immediate.ImmediateBackend")):
+        return []
+    return [
+        Warning(
+            "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on with the tasks framework's "
+            "ImmediateBackend (Django's default TASKS): each rebuild runs inside the request "
+            "or command whose commit enqueued it, which waits for the whole build.",
+            hint="Configure settings.TASKS with a backend that runs tasks in a worker "
+            "(django-tasks-db's DatabaseBackend and its db_worker, for one); or turn "
+            "REBUILD_AFTER_COMMIT off and run sitemapkit_build from a scheduled job.",
+            id="sitemapkit.W007",
+        )
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -66,7 +67,8 @@ def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatu
                 for s in sitemaps.sections()
             ],
         )
-    status = SiteStatus(name, True, manifest.generation, manifest.built_at, manifest.seconds)
+    built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
+    status = SiteStatus(name, True, manifest.generation, built_at, manifest.seconds)
     changes = (
         changelog.read(changelog.build_target(sitemaps.name, site)) if changelog.log_on() else None
     )
@@ -94,9 +96,14 @@ def _section_status(name: str, manifest: Manifest) -> SectionStatus:
         published=bool(records),
         urls=sum(r.urls for r in records),
         files=len(records),
-        newest_lastmod=None if newest is None else newest.isoformat(),
+        newest_lastmod=None if newest is None else to_seconds(newest),
         skipped=sum(r.skipped for r in records),
     )
+
+
+def to_seconds(value: datetime.datetime) -> str:
+    """``value`` in ISO 8601 to the second, as sitemaps write lastmods: no microseconds."""
+    return value.replace(microsecond=0).isoformat()
 
 
 def status_lines(status: SiteStatus) -> list[str]:

@@ -69,7 +69,14 @@ def test_staff_with_the_view_permission_sees_each_section(built: Path) -> None:
     found = rows(response.content)
     assert found == {
         "testapp-article": ["5", "1", newest, "0", found["testapp-article"][-1]],
-        "testapp-tag": ["1", "1", Tag.objects.get().updated_at.isoformat(), "0", "current"],
+        # To the second, as the index writes it.
+        "testapp-tag": [
+            "1",
+            "1",
+            f"{Tag.objects.get().updated_at:%Y-%m-%dT%H:%M:%S+00:00}",
+            "0",
+            "current",
+        ],
     }
     # Three rows more than the build published: stale, and why.
     assert found["testapp-article"][-1].startswith("stale (")
@@ -148,3 +155,17 @@ def test_nothing_can_be_added_changed_or_deleted(built: Path, superuser: bool) -
     for path in ["add/", "1/change/", "1/delete/", "1/history/"]:
         assert client.get(PAGE + path).status_code == 404, path
         assert client.post(PAGE + path).status_code == 404, path
+
+
+def test_lastmods_and_the_build_time_are_shown_to_the_second(
+    sitemaps: Any, settings: Any, tmp_path: Path
+) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+    sitemapkit.register(Article)
+    Article.objects.create(slug="a", updated_at=T0 + datetime.timedelta(seconds=15.123456))
+    build()
+    response = logged_in(staff()).get(PAGE)
+    newest = (T0 + datetime.timedelta(seconds=15)).isoformat()
+    assert rows(response.content)["testapp-article"][2] == newest
+    (built,) = html.fromstring(response.content).cssselect("p.sitemapkit-build")
+    assert "." not in built.text_content().split(" of ")[1].split(",")[0]

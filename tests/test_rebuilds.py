@@ -1,4 +1,4 @@
-"""Rebuilds enqueued after commits (REBUILD_AFTER_COMMIT), debounced, and system check E023.
+"""Rebuilds enqueued after commits (REBUILD_AFTER_COMMIT), debounced, and system checks E023, W007.
 
 The backends here are the tasks framework's own: DummyBackend keeps what is
 enqueued, ImmediateBackend runs it at once. The database backend with its
@@ -248,3 +248,33 @@ def test_e023_with_a_backend_that_cannot_load(settings: Any) -> None:
     (message,) = rebuilds.check_rebuilds()
     assert message.id == "sitemapkit.E023"
     assert "tests.no_such_module.Backend" in message.msg
+
+
+# -- system check W007 -------------------------------------------------------
+
+
+def deploy_ids() -> list[str]:
+    return [m.id for m in run_checks(tags=["sitemapkit"], include_deployment_checks=True)]
+
+
+def test_w007_when_rebuilds_run_inside_the_saving_request(settings: Any) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "REBUILD_AFTER_COMMIT": True}
+    settings.TASKS = IMMEDIATE
+    (message,) = [m for m in run_checks(include_deployment_checks=True) if m.id.endswith("W007")]
+    assert message.id == "sitemapkit.W007"
+    assert "ImmediateBackend" in message.msg
+    assert "worker" in str(message.hint)
+    # Only under --deploy: a development server may well build in its requests.
+    assert "sitemapkit.W007" not in [m.id for m in run_checks(tags=["sitemapkit"])]
+
+
+def test_w007_is_silent_off_on_a_worker_backend_or_where_e023_speaks(settings: Any) -> None:
+    settings.TASKS = IMMEDIATE
+    assert "sitemapkit.W007" not in deploy_ids()  # REBUILD_AFTER_COMMIT is off
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "REBUILD_AFTER_COMMIT": True}
+    settings.TASKS = DUMMY
+    assert "sitemapkit.W007" not in deploy_ids()
+    settings.TASKS = {"default": {"BACKEND": "tests.no_such_module.Backend"}}
+    assert [i for i in deploy_ids() if i in ("sitemapkit.E023", "sitemapkit.W007")] == [
+        "sitemapkit.E023"
+    ]

@@ -86,3 +86,20 @@ def test_under_the_change_log_it_says_what_waits_for_the_next_build(
     assert by_name["testapp-article"]["changes_waiting"] == 2
     assert by_name["testapp-document"]["changes_waiting"] == 0
     assert by_name["testapp-tag"]["scan_asked"] is True
+
+
+def test_lastmods_and_the_build_time_are_printed_to_the_second(
+    sitemaps: Any, settings: Any, tmp_path: Path
+) -> None:
+    # As the files write them: a row saved at 10:30:15.123456 is 10:30:15.
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+    sitemapkit.register(Article)
+    Article.objects.create(slug="a", updated_at=T0 + datetime.timedelta(seconds=15.123456))
+    build()
+    code, text = status()
+    assert code == 0
+    assert f"newest lastmod {(T0 + datetime.timedelta(seconds=15)).isoformat()};" in text
+    (site,) = json.loads(status("--format", "json")[1])
+    assert site["sections"][0]["newest_lastmod"] == "2026-01-01T00:00:15+00:00"
+    assert "." not in site["built_at"]
+    assert datetime.datetime.fromisoformat(site["built_at"]).tzinfo is not None
