@@ -7,7 +7,8 @@
 #   PYTHON        interpreter used to create .venv (default: python3)
 #   DATABASE_URL  e.g. postgres://postgres@127.0.0.1:5432/test  (default: SQLite in memory)
 #   CACHE_URL     e.g. redis://127.0.0.1:6379/1                 (default: locmem)
-#   SITEMAPKIT_XSD_DIR  schema folder (default: ../shared/xsd)
+#   SITEMAPKIT_XSD_DIR  the official XSDs, validated against in addition to tests/schemas/
+#                 (default: ../shared/xsd when present; set but empty: none)
 # Delete .venv/ to start over (or after changing PYTHON).
 set -euo pipefail
 
