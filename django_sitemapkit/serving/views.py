@@ -35,6 +35,7 @@ from django_sitemapkit.engine.rendering import (
 from django_sitemapkit.publishing.freshness import may_serve_build
 from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
+from django_sitemapkit.serving.headers import nosniff
 from django_sitemapkit.siteconfig import SiteConfig, configured_sites, site_for_host
 
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
@@ -184,6 +185,7 @@ def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpRespon
     )
 
 
+@nosniff
 @require_safe
 def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
@@ -198,6 +200,7 @@ def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpRes
     )
 
 
+@nosniff
 @require_safe
 def section(
     request: HttpRequest, section: str, page: str, sitemaps: Sections, gz: bool = False
