@@ -46,9 +46,7 @@ class Deadline:
         self._timer.cancel()
         with self._lock:
             self._passed = True
-            watched, self._watched = self._watched, []
-        for sock in watched:
-            sock.close()
+        self.release()
 
     def left(self) -> float:
         """Seconds until the deadline; 0 once it has passed."""
@@ -62,6 +60,13 @@ class Deadline:
                 self._watched.append(duplicate)
         if passed:
             _shut(duplicate)
+
+    def release(self) -> None:
+        """Stop watching the sockets given so far (their exchange is over), closing duplicates."""
+        with self._lock:
+            watched, self._watched = self._watched, []
+        for sock in watched:
+            sock.close()
 
     def _pass(self) -> None:
         with self._lock:
@@ -132,5 +137,8 @@ def post(
         _HTTPHandler(deadline), _HTTPSHandler(deadline), _NoRedirect()
     )
     request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-    with opener.open(request, timeout=min(timeout, deadline.left())):
-        pass
+    try:
+        with opener.open(request, timeout=min(timeout, deadline.left())):
+            pass
+    finally:
+        deadline.release()
