@@ -9,6 +9,7 @@ Chromium is absent outside CI: under ``CI`` a missing browser fails the run.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import shutil
 import struct
@@ -20,10 +21,13 @@ from typing import Any
 
 import lxml.html
 import pytest
+from django.http import HttpRequest, HttpResponse
 from django.test import Client
+from django.urls import include, path
 from pytest_django.live_server_helper import LiveServer
 
 import django_sitemapkit as sitemapkit
+from tests.serving.test_stylesheet import ENCODED_HREFS, HOSTILE_HREFS, HostileSitemap
 from tests.testapp.models import Article
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -118,3 +122,78 @@ def test_the_index_and_a_page_are_tables_in_chromium(server: str, tmp_path: Path
         shot = tmp_path / f"{name}.png"
         chromium(f"--screenshot={shot}", "--window-size=1200,800", f"{server}/{name}")
         assert len(png_colours(shot)) > 10, f"{shot} is blank"
+
+
+# A page of the site's own origin that shows the hostile sitemap page in a
+# frame, clicks each of its links in a fresh frame, and writes down every
+# message a script sent: each hostile href's script posts one to the top
+# window (a javascript: URL runs in the frame's origin, a data: document in
+# an opaque one; both may post). Last, a javascript: link the harness adds
+# itself proves that a script run by a click would be seen.
+HARNESS = """<!doctype html><title>harness</title><pre id="result">running</pre><script>
+const messages = [];
+addEventListener("message", (event) => messages.push(String(event.data)));
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+const framed = async () => {
+  const frame = document.createElement("iframe");
+  frame.src = "/sitemap-hostile-1.xml";
+  document.body.append(frame);
+  // Shown once the stylesheet has made its table (the load event may come before).
+  while (!frame.contentDocument?.querySelector("table")) await pause(50);
+  return frame;
+};
+(async () => {
+  const first = await framed();
+  const hrefs = [...first.contentDocument.querySelectorAll("a")].map((a) => a.href);
+  first.remove();
+  for (let n = 0; n < hrefs.length; n++) {
+    const frame = await framed();
+    frame.contentDocument.querySelectorAll("a")[n].click();
+    await pause(300);
+    frame.remove();
+  }
+  const clicked = [...messages];
+  const control = await framed();
+  const link = control.contentDocument.createElement("a");
+  link.href = "javascript:top.postMessage('control','*')";
+  control.contentDocument.body.append(link);
+  link.click();
+  await pause(300);
+  document.getElementById("result").textContent = JSON.stringify({
+    hrefs, clicked, control: messages.slice(clicked.length), title: document.title,
+  });
+})().catch((e) => { document.getElementById("result").textContent = "error " + e; });
+</script>"""
+
+
+def harness(request: HttpRequest) -> HttpResponse:
+    return HttpResponse(HARNESS)
+
+
+urlpatterns = [path("harness/", harness), path("", include("django_sitemapkit.urls"))]
+
+
+def test_clicking_every_link_of_a_hostile_page_runs_no_script(sitemaps: Any, settings: Any) -> None:
+    live = LiveServer("localhost")
+    settings.SITEMAPKIT = {
+        **settings.SITEMAPKIT,
+        "BASE_URL": live.url,
+        "SERVE_BUILT_FILES": False,
+        "STYLESHEET": True,
+    }
+    settings.ROOT_URLCONF = __name__
+    sitemapkit.register(section="hostile")(HostileSitemap)
+    try:
+        page = Client().get("/sitemap-hostile-1.xml").content
+        assert page.count(b"<xhtml:link") == len(HOSTILE_HREFS) + len(ENCODED_HREFS) + 1
+        dom = chromium("--virtual-time-budget=30000", "--dump-dom", f"{live.url}/harness/")
+    finally:
+        live.stop()
+    result = json.loads(lxml.html.fromstring(dom).get_element_by_id("result").text_content())
+    assert result["clicked"] == [] and result["title"] == "harness"
+    assert result["control"] == ["control"], "the harness would not have seen a script run"
+    assert result["hrefs"] == [
+        f"{live.url}/sitemap.xml",
+        f"{live.url}/articles/hostile/",
+        "https://www.example.com/fr/",
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 import pytest
@@ -10,6 +11,8 @@ from django.contrib import sitemaps as contrib
 from django.contrib.sitemaps import GenericSitemap
 from django.test import Client
 from django.test.utils import override_settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.serving.invalidation import sections_of
@@ -146,6 +149,33 @@ def test_contribs_section_urls_404_where_contrib_404s(
 ) -> None:
     sitemapkit.register_sitemaps({"blog": contrib_sitemaps.BlogSitemap})
     assert client.get(path, **HOST).status_code == 404
+
+
+# What a visitor may put in ``?p=``: digits of every script (isdigit() is true of
+# "²" and "①", which int() refuses), signs, spaces, huge and overlong numbers.
+UNICODE_DIGITS = "²³¹①⑨٠١٢٣٩۰۹०९０９𝟎𝟗"
+page_values = st.one_of(
+    st.text(alphabet="0123456789+- _.e" + UNICODE_DIGITS, max_size=12),
+    st.integers(min_value=-(10**12), max_value=10**12).map(str),
+    st.sampled_from([str(10**100), "9" * 5000, "0" * 5000 + "1", "1" * 4301, "1000000000"]),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(page_values)
+def test_contribs_page_parameter_answers_301_or_404_for_every_value(
+    sitemaps: Any, client: Client, value: str
+) -> None:
+    sitemapkit.register_sitemaps({"blog": contrib_sitemaps.BlogSitemap})
+    response = client.get("/sitemap-blog.xml", {"p": value}, **HOST)
+    canonical = value.lstrip("0")
+    if re.fullmatch(r"[0-9]+", value) and 1 <= len(canonical) <= 9:
+        assert response.status_code == 301
+        assert response["Location"] == f"/sitemap-blog-{int(canonical)}.xml"
+    else:
+        assert response.status_code == 404, value
 
 
 class PlainQuerySetSitemap(sitemapkit.Sitemap):

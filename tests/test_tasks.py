@@ -5,10 +5,15 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import pwd
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from django_sitemapkit import rebuilds
@@ -78,3 +83,53 @@ def test_a_failing_build_fails_the_task_and_publishes_nothing(build_dir: Path) -
     result = rebuild_sitemaps.enqueue(site="no-such-site")
     assert result.status == "FAILED"
     assert not build_dir.exists()
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """``folder`` and all it holds read-only to this process, as to a worker run by another user.
+
+    Mode bits stop any user but root; as root (whom they do not stop) the
+    process acts as ``nobody`` meanwhile.
+    """
+    paths = [folder, *folder.rglob("*")]
+    modes = {path: path.lstat().st_mode for path in paths if not path.is_symlink()}
+    for path, mode in modes.items():
+        path.chmod(mode & ~0o222)
+    root = os.geteuid() == 0
+    try:
+        if root:
+            os.seteuid(pwd.getpwnam("nobody").pw_uid)
+        yield
+    finally:
+        if root:
+            os.seteuid(0)
+        for path, mode in modes.items():
+            path.chmod(mode)
+
+
+@pytest.fixture
+def shared_build_dir(build_dir: Path, settings: Any) -> Iterator[Path]:
+    """A build folder that another user may reach (the test's own tmp_path is its owner's)."""
+    with tempfile.TemporaryDirectory() as parent:
+        Path(parent).chmod(0o755)
+        folder = Path(parent) / "sitemaps"
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(folder)}
+        yield folder
+
+
+def test_a_read_only_build_folder_fails_the_task_with_publish_error(
+    shared_build_dir: Path,
+) -> None:
+    assert rebuild_sitemaps.enqueue().status == "SUCCESSFUL"
+    before = published(shared_build_dir)
+    Tag.objects.create(slug="t2")
+    with read_only(shared_build_dir):
+        result = rebuild_sitemaps.enqueue()
+        with pytest.raises(CommandError, match=r"Cannot write the sitemap files: .*Permission"):
+            call_command("sitemapkit_build")
+    assert result.status == "FAILED"
+    [error] = result.errors
+    assert error.exception_class_path == "django_sitemapkit.publishing.base.PublishError"
+    assert "Cannot write the sitemap files: [Errno 13] Permission denied" in error.traceback
+    assert published(shared_build_dir) == before

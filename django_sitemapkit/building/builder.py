@@ -120,7 +120,7 @@ class Builder:
             trusted = changes if previous and previous.change_log and not self.scan else None
             transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
             # Notes the URLs this build changes, for IndexNow (when it is on).
-            transaction = watch(transaction, self.publisher, previous)
+            transaction = watch(transaction, self.publisher, previous, self.base_url)
             try:
                 with BackgroundWork() as background:
                     self._build(

@@ -67,14 +67,27 @@ class WatchingTransaction:
 
 
 def watch(
-    transaction: Transaction | None, publisher: Publisher, previous: Manifest | None
+    transaction: Transaction | None,
+    publisher: Publisher,
+    previous: Manifest | None,
+    base_url: str,
 ) -> Transaction | None:
     """``transaction``, noting changed URLs if IndexNow is on and a set was published before.
 
     A first build changes nothing a search engine knew of from this site's
-    sitemaps: it submits nothing, rather than every URL of the site.
+    sitemaps: it submits nothing, rather than every URL of the site. Nor does
+    the first build for another base URL (a move to another host or scheme),
+    whose every URL is new while none of its pages changed.
     """
     if transaction is None or previous is None or indexnow_config() is None:
+        return transaction
+    if previous.base_url != base_url:
+        logger.warning(
+            "IndexNow: the base URL is %s, the last build's was %s: every URL moved, "
+            "so this build submits none.",
+            base_url,
+            previous.base_url,
+        )
         return transaction
     return WatchingTransaction(transaction, publisher, previous)
 

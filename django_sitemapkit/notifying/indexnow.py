@@ -3,18 +3,21 @@
 The protocol (https://www.indexnow.org/documentation): a JSON body
 ``{"host", "key", "keyLocation", "urlList"}`` POSTed to an endpoint, the key
 (8 to 128 of ``a-zA-Z0-9-``) served as a text file on the site's own host.
-HTTP is ``urllib.request``'s. A failure is retried with exponential backoff,
-then logged: it never fails the build that asked.
+HTTP is ``urllib.request``'s, bounded (posting.py): one deadline for all the
+requests of a build, and a redirect is a refusal. A failure is retried with
+exponential backoff while the deadline allows, then logged: it never fails
+the build that asked.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
+import math
 import re
 import time
 import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +27,7 @@ from django.urls import NoReverseMatch, get_script_prefix, reverse
 
 from django_sitemapkit.conf import SETTINGS_NAME, get_settings
 from django_sitemapkit.engine.rendering import URL_NAMESPACE, views_routed
+from django_sitemapkit.notifying.posting import Deadline, post
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -33,11 +37,13 @@ MAX_BATCH = 10_000
 KEY_PATTERN = re.compile(r"[a-zA-Z0-9-]{8,128}")
 # Seconds slept before each retry: four tries in all, about seven seconds.
 DELAYS = (1.0, 2.0, 4.0)
+# Seconds each socket operation may take, and all the requests of a build together.
 TIMEOUT = 10.0
+DEFAULT_DEADLINE = 60.0
 # The name of the key file's route in each site's URL patterns.
 KEY_ROUTE = "indexnow-key"
 _SETTING = f"{SETTINGS_NAME}['INDEXNOW']"
-_KNOWN = {"KEY", "ENDPOINT", "BATCH_SIZE"}
+_KNOWN = {"KEY", "ENDPOINT", "BATCH_SIZE", "DEADLINE"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class IndexNowConfig:
     key: str
     endpoint: str = DEFAULT_ENDPOINT
     batch_size: int = MAX_BATCH
+    deadline: float = DEFAULT_DEADLINE
 
 
 def config_problems(value: object) -> list[str]:
@@ -63,6 +70,13 @@ def config_problems(value: object) -> list[str]:
     batch = value.get("BATCH_SIZE", MAX_BATCH)
     if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
         problems.append(f"{_SETTING}['BATCH_SIZE'] must be a number from 1 to {MAX_BATCH:,}.")
+    deadline = value.get("DEADLINE", DEFAULT_DEADLINE)
+    if (
+        isinstance(deadline, bool)
+        or not isinstance(deadline, int | float)
+        or not 0 < deadline < math.inf
+    ):
+        problems.append(f"{_SETTING}['DEADLINE'] must be a number of seconds above 0.")
     return problems
 
 
@@ -75,6 +89,7 @@ def indexnow_config() -> IndexNowConfig | None:
         key=value["KEY"],
         endpoint=value.get("ENDPOINT", DEFAULT_ENDPOINT),
         batch_size=value.get("BATCH_SIZE", MAX_BATCH),
+        deadline=value.get("DEADLINE", DEFAULT_DEADLINE),
     )
 
 
@@ -104,47 +119,60 @@ def submit(
     key_url: str,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Submission:
-    """POST the URLs of ``base_url``'s host in batches; the first batch that fails stops the rest."""
+    """POST the URLs of ``base_url``'s host in batches, all within ``config.deadline`` seconds;
+    the first batch that fails stops the rest."""
     host = urlsplit(base_url).netloc
     own = [url for url in urls if urlsplit(url).netloc == host]
     outcome = Submission()
-    for start in range(0, len(own), config.batch_size):
-        batch = own[start : start + config.batch_size]
-        body = {"host": host, "key": config.key, "keyLocation": key_url, "urlList": batch}
-        if not _post(config.endpoint, body, sleep):
-            outcome.unsent = len(own) - start
-            logger.warning(
-                "IndexNow: %d changed URLs of %s not submitted to %s.",
-                outcome.unsent,
-                host,
-                config.endpoint,
-            )
-            break
-        outcome.sent += len(batch)
+    with Deadline(config.deadline) as deadline:
+        for start in range(0, len(own), config.batch_size):
+            batch = own[start : start + config.batch_size]
+            body = {"host": host, "key": config.key, "keyLocation": key_url, "urlList": batch}
+            if not _post(config.endpoint, body, deadline, sleep):
+                outcome.unsent = len(own) - start
+                logger.warning(
+                    "IndexNow: %d changed URLs of %s not submitted to %s.",
+                    outcome.unsent,
+                    host,
+                    config.endpoint,
+                )
+                break
+            outcome.sent += len(batch)
     if outcome.sent:
         logger.info("IndexNow: %d changed URLs of %s submitted.", outcome.sent, host)
     return outcome
 
 
-def _post(endpoint: str, body: dict[str, Any], sleep: Callable[[float], None]) -> bool:
+def _post(
+    endpoint: str, body: dict[str, Any], deadline: Deadline, sleep: Callable[[float], None]
+) -> bool:
     """One batch, tried again after each delay of DELAYS while the failure may pass."""
     data = json.dumps(body).encode("utf-8")
     headers = {"Content-Type": "application/json; charset=utf-8"}
     for attempt in range(len(DELAYS) + 1):
         if attempt:
-            sleep(DELAYS[attempt - 1])
-        request = urllib.request.Request(endpoint, data=data, headers=headers, method="POST")
+            sleep(min(DELAYS[attempt - 1], deadline.left()))
+        if not deadline.left():
+            logger.warning(
+                "IndexNow: %s gave no answer within the deadline of %g s; giving up.",
+                endpoint,
+                deadline.seconds,
+            )
+            return False
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT):
-                return True
+            post(endpoint, data, headers, deadline, TIMEOUT)
+            return True
         except urllib.error.HTTPError as exc:
             exc.close()
             # Too many requests and server errors may pass; the others say the request is wrong.
             if exc.code != 429 and exc.code < 500:
-                logger.warning("IndexNow: %s refused the URLs: HTTP %d.", endpoint, exc.code)
+                redirect = " (a redirect, not followed)" if 300 <= exc.code < 400 else ""
+                logger.warning(
+                    "IndexNow: %s refused the URLs: HTTP %d%s.", endpoint, exc.code, redirect
+                )
                 return False
             problem = f"HTTP {exc.code}"
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, http.client.HTTPException) as exc:
             problem = str(exc) or type(exc).__name__
         logger.info("IndexNow: try %d to %s failed (%s).", attempt + 1, endpoint, problem)
     logger.warning("IndexNow: %s failed %d times; giving up.", endpoint, len(DELAYS) + 1)

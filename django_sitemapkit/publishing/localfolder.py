@@ -16,16 +16,18 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import mmap
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO
+from typing import IO, ParamSpec, TypeVar
 
 from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.publishing.base import (
+    PublishError,
     Reuse,
     lock_holder_label,
     wait_for_lock,
@@ -41,6 +43,23 @@ LOCK_NAME = ".sitemapkit-build.lock"
 # A flock costs nothing to try, so a waiting build retries it often.
 LOCK_POLL_SECONDS = 0.2
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _storage_failure(write: Callable[P, R]) -> Callable[P, R]:
+    """``write``, an OSError it raises (a read-only folder, a full disk) the PublishError that
+    builds document, the original as its cause."""
+
+    @functools.wraps(write)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return write(*args, **kwargs)
+        except OSError as exc:
+            raise PublishError(f"Cannot write the sitemap files: {exc}") from exc
+
+    return wrapped
+
 
 class LocalPublisher:
     def __init__(self, root: Path) -> None:
@@ -50,8 +69,7 @@ class LocalPublisher:
 
     @contextlib.contextmanager
     def lock(self, wait: float = 0) -> Iterator[None]:
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / LOCK_NAME, "a+") as handle:
+        with self._open_lock() as handle:
             wait_for_lock(
                 lambda: _try_flock(handle),
                 lambda: _read_holder(handle),
@@ -69,6 +87,11 @@ class LocalPublisher:
                 handle.seek(0)
                 handle.truncate()
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @_storage_failure
+    def _open_lock(self) -> IO[str]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        return open(self.root / LOCK_NAME, "a+")
 
     def _current_dir(self) -> Path | None:
         link = self.root / CURRENT_LINK
@@ -142,6 +165,7 @@ class LocalPublisher:
 
 
 class LocalTransaction:
+    @_storage_failure
     def __init__(
         self, publisher: LocalPublisher, generation: str, previous: Manifest | None
     ) -> None:
@@ -159,6 +183,7 @@ class LocalTransaction:
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
 
+    @_storage_failure
     def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
         pieces = [data] if isinstance(data, bytes) else data
         handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by sync_and_close
@@ -185,6 +210,7 @@ class LocalTransaction:
         finally:
             self._syncer.shutdown(wait=True)
 
+    @_storage_failure
     def keep(self, name: str) -> None:
         assert self.previous_dir is not None
         source = self.previous_dir / name
@@ -193,6 +219,7 @@ class LocalTransaction:
         except OSError:
             shutil.copy2(source, self.temp / name)
 
+    @_storage_failure
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
         write_index_and_manifest(self.write, index, manifest)
         self._wait_for_syncs()

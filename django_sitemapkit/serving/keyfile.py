@@ -17,6 +17,7 @@ from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.notifying.indexnow import KEY_ROUTE, indexnow_config
+from django_sitemapkit.serving.headers import nosniff
 
 _KEY_FILE = r"^(?P<key>[a-zA-Z0-9-]{8,128})\.txt$"
 
@@ -31,6 +32,7 @@ class KeyFilePattern(RegexPattern):
         return super().match(path)
 
 
+@nosniff
 @require_safe
 def key_file(request: HttpRequest, key: str) -> HttpResponse:
     config = indexnow_config()

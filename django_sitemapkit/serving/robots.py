@@ -55,6 +55,7 @@ from django.views.decorators.http import require_safe
 from django_sitemapkit.conf import base_url
 from django_sitemapkit.engine.rendering import index_path
 from django_sitemapkit.publishing.diskio import fsync_directory
+from django_sitemapkit.serving.headers import nosniff
 from django_sitemapkit.siteconfig import configured_sites, site_for_host
 
 __all__ = [
@@ -273,6 +274,7 @@ def _existing_mode(path: Path) -> int | None:
         return None
 
 
+@nosniff
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """A complete robots.txt allowing everything and naming the sitemap index.

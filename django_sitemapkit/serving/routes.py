@@ -6,13 +6,13 @@ from typing import Any
 
 from django.urls import URLPattern, re_path
 
+from django_sitemapkit.engine.filenames import PAGE_NUMBER
 from django_sitemapkit.engine.rendering import Sections
 from django_sitemapkit.serving import stylesheet, views
 from django_sitemapkit.serving.keyfile import key_file_pattern
 
 _SECTION = r"(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)"
-# Page numbers are canonical (no 0, no leading zeros), so one file has one URL.
-_PAGE = rf"sitemap-{_SECTION}-(?P<page>[1-9][0-9]{{0,8}})"
+_PAGE = rf"sitemap-{_SECTION}-(?P<page>{PAGE_NUMBER})"
 
 
 def patterns(sitemaps: Sections) -> list[URLPattern]:

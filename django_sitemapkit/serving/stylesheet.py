@@ -20,6 +20,7 @@ from django_sitemapkit.protocol.stylesheet import (
     stylesheet_etag,
     stylesheet_mtime,
 )
+from django_sitemapkit.serving.headers import nosniff
 
 # The type browsers expect of an XSL stylesheet (Chromium also takes XML types).
 XSL_CONTENT_TYPE = "text/xsl; charset=utf-8"
@@ -27,6 +28,7 @@ XSL_CONTENT_TYPE = "text/xsl; charset=utf-8"
 MAX_AGE = 86_400
 
 
+@nosniff
 @require_safe
 def stylesheet(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
     """``/sitemap.xsl``: the package's stylesheet, whatever the site (``kwargs`` is the route's)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 import time
 from collections.abc import Callable
 
@@ -19,7 +20,7 @@ from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
+from django_sitemapkit.engine.filenames import INDEX_NAME, PAGE_NUMBER, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
     URL_NAMESPACE,
@@ -34,6 +35,7 @@ from django_sitemapkit.engine.rendering import (
 from django_sitemapkit.publishing.freshness import may_serve_build
 from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
+from django_sitemapkit.serving.headers import nosniff
 from django_sitemapkit.siteconfig import SiteConfig, configured_sites, site_for_host
 
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
@@ -183,6 +185,7 @@ def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpRespon
     )
 
 
+@nosniff
 @require_safe
 def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
@@ -197,6 +200,7 @@ def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpRes
     )
 
 
+@nosniff
 @require_safe
 def section(
     request: HttpRequest, section: str, page: str, sitemaps: Sections, gz: bool = False
@@ -216,13 +220,18 @@ def section(
     )
 
 
+# contrib's ``?p=N``: a page number the routes take, maybe zero-padded as int() reads it.
+_CONTRIB_PAGE = re.compile(rf"0*({PAGE_NUMBER})")
+
+
 @require_safe
 def contrib_section(request: HttpRequest, section: str, sitemaps: Sections) -> HttpResponseBase:
     """``/sitemap-<section>.xml?p=N``, django.contrib.sitemaps' URL: a 301 to the page's file."""
-    page = request.GET.get("p", "1")
+    # Anything else (a sign, "²", "①", a number no page could have) is no page.
+    number = _CONTRIB_PAGE.fullmatch(request.GET.get("p", "1"))
     sitemaps = _site_sections(request, sitemaps)
-    if sitemaps.get(section) is None or not page.isdigit() or int(page) < 1:
+    if sitemaps.get(section) is None or number is None:
         raise Http404("No such sitemap file.")
     return HttpResponsePermanentRedirect(
-        reverse(f"{sitemaps.name}:section", kwargs={"section": section, "page": int(page)})
+        reverse(f"{sitemaps.name}:section", kwargs={"section": section, "page": number[1]})
     )

@@ -16,6 +16,7 @@ from django.test import Client
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.builder import BuildError
 from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
+from django_sitemapkit.publishing.base import PublishError
 from django_sitemapkit.publishing.localfolder import LOCK_NAME
 from django_sitemapkit.publishing.selection import get_publisher
 from tests.building.builds import EDITED, T0, build, published
@@ -346,8 +347,10 @@ def test_a_failing_fsync_fails_the_build_and_publishes_nothing(
         real(fd)
 
     monkeypatch.setattr(os, "fsync", failing)
-    with pytest.raises(OSError, match="Input/output error"):
+    # The documented error of a storage failure, the system's as its cause.
+    with pytest.raises(PublishError, match="Input/output error") as failed:
         build()
+    assert isinstance(failed.value.__cause__, OSError)
     monkeypatch.undo()
     assert os.readlink(build_dir / "current") == before
     assert not [p for p in build_dir.iterdir() if p.name.startswith(".tmp-")]

@@ -15,7 +15,7 @@ from django_sitemapkit.notifying import indexnow
 from django_sitemapkit.sites import site as default_site
 from tests.building.builds import EDITED, T0, build, published
 from tests.notifying.conftest import KEY
-from tests.notifying.endpoint import Endpoint, running_endpoint
+from tests.notifying.endpoint import Endpoint, dripping_endpoint, running_endpoint
 from tests.test_several_sites import BLOG, SHOP, two_sites
 from tests.testapp.models import Article
 
@@ -195,3 +195,64 @@ def test_a_flat_storage_overwriting_in_place_submits_the_same_urls(
     changed = edit_insert_delete()
     assert build().published
     assert sorted(endpoint.urls()) == sorted(changed)
+
+
+def test_after_a_base_url_change_nothing_is_submitted_then_changes_again(
+    site: Any, endpoint: Endpoint, build_dir: Path, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    build()
+    edit_insert_delete()
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BASE_URL": "https://new.example.com"}
+    result = build()
+    assert result.published and endpoint.posts == []
+    assert (
+        b"https://new.example.com/articles/a1/"
+        in published(build_dir)["sitemap-testapp-article-1.xml"]
+    )
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "IndexNow: the base URL is https://new.example.com, the last build's was "
+        "https://www.example.com: every URL moved, so this build submits none."
+    ]
+    Article.objects.filter(slug="a5").update(updated_at=EDITED)
+    build()
+    assert endpoint.posts[0]["host"] == "new.example.com"
+    assert endpoint.urls() == ["https://new.example.com/articles/a5/"]
+
+
+def hostile_endpoint_build(settings: Any, url: str, caplog: pytest.LogCaptureFixture) -> list[str]:
+    """An incremental build announcing to ``url``: the warnings it logged; it published."""
+    settings.SITEMAPKIT = {
+        **settings.SITEMAPKIT,
+        "INDEXNOW": {"KEY": KEY, "ENDPOINT": url, "DEADLINE": 0.5},
+    }
+    build()
+    edit_insert_delete()
+    with caplog.at_level(logging.INFO, logger="django_sitemapkit"):
+        assert build().published
+    assert "submitted." not in caplog.text
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_an_endpoint_that_drips_its_answer_holds_the_build_until_the_deadline(
+    site: Any, build_dir: Path, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with dripping_endpoint() as url:
+        logged = hostile_endpoint_build(settings, url, caplog)
+    assert logged == [
+        f"IndexNow: {url} gave no answer within the deadline of 0.5 s; giving up.",
+        f"IndexNow: 3 changed URLs of www.example.com not submitted to {url}.",
+    ]
+
+
+def test_an_endpoint_redirecting_elsewhere_is_a_refusal(
+    site: Any, build_dir: Path, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with running_endpoint() as endpoint, running_endpoint() as elsewhere:
+        endpoint.statuses = [302]
+        endpoint.location = elsewhere.url
+        logged = hostile_endpoint_build(settings, endpoint.url, caplog)
+    assert elsewhere.requests == [] and endpoint.requests == ["POST /indexnow"]
+    assert logged == [
+        f"IndexNow: {endpoint.url} refused the URLs: HTTP 302 (a redirect, not followed).",
+        f"IndexNow: 3 changed URLs of www.example.com not submitted to {endpoint.url}.",
+    ]

@@ -19,7 +19,7 @@ from django_sitemapkit.notifying.indexnow import (
     submit,
 )
 from tests.notifying.conftest import KEY
-from tests.notifying.endpoint import Endpoint, running_endpoint
+from tests.notifying.endpoint import Endpoint, dripping_endpoint, running_endpoint
 
 BASE = "https://www.example.com"
 
@@ -33,7 +33,9 @@ def test_off_by_default_and_a_good_setting_passes_the_check(settings: Any) -> No
     assert indexnow_config() is None
     assert e022(settings, None) == []
     assert e022(settings, {"KEY": KEY}) == []
-    assert indexnow_config() == IndexNowConfig(KEY, DEFAULT_ENDPOINT, 10_000)
+    assert indexnow_config() == IndexNowConfig(KEY, DEFAULT_ENDPOINT, 10_000, 60.0)
+    assert e022(settings, {"KEY": KEY, "DEADLINE": 0.5}) == []
+    assert indexnow_config() == IndexNowConfig(KEY, DEFAULT_ENDPOINT, 10_000, 0.5)
 
 
 @pytest.mark.parametrize(
@@ -48,6 +50,10 @@ def test_off_by_default_and_a_good_setting_passes_the_check(settings: Any) -> No
         ({"KEY": KEY, "BATCH_SIZE": 10_001}, "['BATCH_SIZE'] must be a number from 1 to 10,000."),
         ({"KEY": KEY, "BATCH_SIZE": True}, "['BATCH_SIZE'] must be a number from 1 to 10,000."),
         ({"KEY": KEY, "HOST": "x"}, "SITEMAPKIT['INDEXNOW'] has an unknown key 'HOST'."),
+        ({"KEY": KEY, "DEADLINE": 0}, "['DEADLINE'] must be a number of seconds above 0."),
+        ({"KEY": KEY, "DEADLINE": "60"}, "['DEADLINE'] must be a number of seconds above 0."),
+        ({"KEY": KEY, "DEADLINE": float("inf")}, "['DEADLINE'] must be a number of seconds"),
+        ({"KEY": KEY, "DEADLINE": True}, "['DEADLINE'] must be a number of seconds above 0."),
     ],
 )
 def test_e022_names_what_is_wrong_and_builds_submit_nothing(
@@ -72,8 +78,15 @@ def test_the_key_location_is_where_the_views_serve_it(settings: Any) -> None:
     assert key_location(BASE, KEY) == f"{BASE}/{KEY}.txt"
 
 
-def send(endpoint: Endpoint, urls: list[str], batch_size: int = 10_000, **kwargs: Any) -> Any:
-    config = IndexNowConfig(KEY, endpoint.url, batch_size)
+def send(
+    endpoint: Endpoint | str,
+    urls: list[str],
+    batch_size: int = 10_000,
+    deadline: float = 60.0,
+    **kwargs: Any,
+) -> Any:
+    url = endpoint if isinstance(endpoint, str) else endpoint.url
+    config = IndexNowConfig(KEY, url, batch_size, deadline)
     return submit(urls, base_url=BASE, config=config, key_url=f"{BASE}/{KEY}.txt", **kwargs)
 
 
@@ -116,3 +129,39 @@ def test_an_endpoint_down_is_tried_four_times_then_given_up() -> None:
         pass
     outcome = send(endpoint, [f"{BASE}/1"], sleep=slept.append)
     assert slept == [1.0, 2.0, 4.0] and (outcome.sent, outcome.unsent) == (0, 1)
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_is_a_refusal_and_nothing_is_sent_to_its_target(
+    status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    slept: list[float] = []
+    with running_endpoint() as endpoint, running_endpoint() as elsewhere:
+        endpoint.statuses = [status]
+        endpoint.location = elsewhere.url.replace("127.0.0.1", "localhost")
+        outcome = send(endpoint, [f"{BASE}/1"], sleep=slept.append)
+    assert elsewhere.requests == []
+    assert endpoint.requests == ["POST /indexnow"] and slept == []
+    assert (outcome.sent, outcome.unsent) == (0, 1)
+    assert warnings(caplog) == [
+        f"IndexNow: {endpoint.url} refused the URLs: HTTP {status} (a redirect, not followed).",
+        f"IndexNow: 1 changed URLs of www.example.com not submitted to {endpoint.url}.",
+    ]
+
+
+def test_an_endpoint_dripping_its_answer_is_given_up_at_the_deadline(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The answer would be a 200 after some ten seconds, each byte well within the
+    # timeout of a read: only the deadline over the whole exchange ends it.
+    with dripping_endpoint() as url:
+        outcome = send(url, [f"{BASE}/1", f"{BASE}/2"], batch_size=1, deadline=0.5)
+    assert (outcome.sent, outcome.unsent) == (0, 2)
+    assert warnings(caplog) == [
+        f"IndexNow: {url} gave no answer within the deadline of 0.5 s; giving up.",
+        f"IndexNow: 2 changed URLs of www.example.com not submitted to {url}.",
+    ]

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import datetime
 import gzip
+import re
+from pathlib import Path
 from typing import Any
 
+import lxml.etree
 import pytest
 from django.test import Client, override_settings
+from hypothesis import given
+from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
@@ -90,3 +95,121 @@ def test_in_a_directory_the_href_is_beside_the_index(sitemaps: Any, client: Clie
     assert page.startswith(DECLARATION + INSTRUCTION.replace(b"/sitemap.xsl", href))
     assert client.get(href.decode()).content == stylesheet_bytes()
     assert client.get("/sitemap.xsl").status_code == 404
+
+
+# Hrefs a row may write into an alternate through extra_xml(): schemes that run
+# script, in the spellings a browser still reads as them (any case, leading
+# space or control characters, a tab or newline inside the scheme, character
+# references the XML parser decodes), an entity- and a percent-encoded one.
+HOSTILE_HREFS = [
+    "javascript:top.postMessage('javascript','*')",
+    "JaVaScRiPt:top.postMessage('mixed-case','*')",
+    "\t\n javascript:top.postMessage('leading-space','*')",
+    "java\tscr\nipt:top.postMessage('tab-inside','*')",
+    "data:text/html,<script>top.postMessage('data','*')</script>",
+    " DATA:text/html;base64,PHNjcmlwdD50b3AucG9zdE1lc3NhZ2UoJ2I2NCcsJyonKTwvc2NyaXB0Pg==",
+    "vbscript:MsgBox(1)",
+    "%6Aavascript:top.postMessage('percent','*')",
+]
+# Written as XML character references: the parser hands the browser "javascript:".
+ENCODED_HREFS = ["&#106;avascript:top.postMessage('entity','*')", "&#x09;javascript:x()"]
+SAFE_HREF = "https://www.example.com/fr/"
+XML_CHARACTERS = st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"])
+
+
+def alternate(href: str, hreflang: str = "fr") -> str:
+    """An ``xhtml:link`` alternate, as a row's data could write it through ``extra_xml()``."""
+    quoted = href.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+    quoted = quoted.replace("\t", "&#9;").replace("\n", "&#10;")
+    return f'<xhtml:link rel="alternate" hreflang="{hreflang}" href="{quoted}"/>'
+
+
+class HostileSitemap(sitemapkit.Sitemap):
+    """One URL whose alternates are every hostile href, and one safe alternate."""
+
+    namespaces = {"xhtml": "http://www.w3.org/1999/xhtml"}
+
+    def items(self) -> list[str]:
+        return ["hostile"]
+
+    def location(self, item: str) -> str:
+        return f"/articles/{item}/"
+
+    def extra_xml(self, item: str) -> tuple[str, ...]:
+        raw = [alternate(href, f"x{n}") for n, href in enumerate(HOSTILE_HREFS)]
+        encoded = [
+            f'<xhtml:link rel="alternate" hreflang="e{n}" href="{href}"/>'
+            for n, href in enumerate(ENCODED_HREFS)
+        ]
+        return (*raw, *encoded, alternate(SAFE_HREF))
+
+
+def scheme_a_browser_reads(href: str) -> str | None:
+    """The scheme of ``href`` as the URL standard parses it: ends stripped of C0 controls and
+    spaces, tabs and newlines removed anywhere, lower case; None for a relative URL."""
+    url = re.sub("[\t\n\r]", "", href.strip("".join(map(chr, range(0x21)))))
+    match = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", url)
+    return match[1].lower() if match else None
+
+
+def links(urlset: bytes) -> list[str]:
+    """The hrefs the stylesheet makes links of, in a urlset shown to a person."""
+    transform = lxml.etree.XSLT(lxml.etree.fromstring(stylesheet_bytes()))
+    html = transform(lxml.etree.fromstring(urlset))
+    return [a.get("href") for a in html.getroot().iter("a")]
+
+
+hrefs = st.builds(
+    lambda lead, scheme, rest: lead + scheme + rest,
+    st.text(alphabet=" \t\n\r", max_size=2),
+    st.sampled_from(["javascript:", "data:", "vbscript:", "http://", "https://", "ftp:", ""]).map(
+        lambda scheme: scheme.upper() if len(scheme) % 2 else scheme
+    )
+    | st.text(alphabet="jJaAvVsScCrRiIpPtThHdD:/\t", max_size=12),
+    st.text(XML_CHARACTERS, max_size=20),
+)
+
+
+@given(hrefs)
+def test_only_http_and_https_hrefs_become_links(href: str) -> None:
+    urlset = (
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://www.example.com/a</loc>'
+        '<xhtml:link rel="alternate" hreflang="fr"/></url></urlset>'
+    )
+    document = lxml.etree.fromstring(urlset)
+    document.find(".//{http://www.w3.org/1999/xhtml}link").set("href", href)
+    made = links(lxml.etree.tostring(document))
+    assert made[0] == "sitemap.xml" and made[1] == "https://www.example.com/a"
+    for link in made[2:]:
+        assert scheme_a_browser_reads(link) in ("http", "https"), link
+    written_so = re.match("https?://", href, re.IGNORECASE) is not None
+    assert made[2:] == ([href] if written_so else [])
+
+
+def test_a_hostile_alternate_is_shown_as_text(sitemaps: Any, client: Client, settings: Any) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "SERVE_BUILT_FILES": False}
+    sitemapkit.register(section="hostile")(HostileSitemap)
+    page = client.get("/sitemap-hostile-1.xml").content
+    assert page.count(b"<xhtml:link") == len(HOSTILE_HREFS) + len(ENCODED_HREFS) + 1
+    assert links(page) == ["sitemap.xml", "https://www.example.com/articles/hostile/", SAFE_HREF]
+
+
+def test_every_response_of_the_sitemaps_is_nosniff(
+    site: Any, client: Client, settings: Any, tmp_path: Path
+) -> None:
+    settings.SITEMAPKIT = {
+        **settings.SITEMAPKIT,
+        "BUILD_DIR": str(tmp_path),
+        "INDEXNOW": {"KEY": "0123456789abcdef"},
+    }
+    paths = ["/sitemap.xml", "/sitemap.xml.gz", "/sitemap.xsl", "/robots.txt"]
+    paths += ["/0123456789abcdef.txt", "/sitemap-testapp-article-3.xml"]
+    paths += ["/sitemap-testapp-article-3.xml.gz"]
+    sitemapkit.build()
+    for built in (False, True):
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "SERVE_BUILT_FILES": built}
+        for path in paths:
+            response = client.get(path)
+            assert response.status_code == 200, path
+            assert response["X-Content-Type-Options"] == "nosniff", path

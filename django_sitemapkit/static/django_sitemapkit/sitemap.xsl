@@ -39,7 +39,7 @@
           td.date { white-space: nowrap; font-variant-numeric: tabular-nums; }
           a { color: #0969da; text-decoration: none; }
           a:hover { text-decoration: underline; }
-          .alt a { margin-right: .5em; }
+          .alt a, .alt span.text { margin-right: .5em; }
           .none { color: #8c959f; }
         </style>
       </head>
@@ -63,7 +63,9 @@
         <xsl:for-each select="s:sitemap">
           <tr>
             <td class="n"><xsl:value-of select="position()"/></td>
-            <td class="loc"><a href="{s:loc}"><xsl:value-of select="s:loc"/></a></td>
+            <td class="loc">
+              <xsl:call-template name="link"><xsl:with-param name="href" select="s:loc"/></xsl:call-template>
+            </td>
             <td class="date"><xsl:call-template name="lastmod"/></td>
           </tr>
         </xsl:for-each>
@@ -96,13 +98,18 @@
         <xsl:for-each select="s:url">
           <tr>
             <td class="n"><xsl:value-of select="position()"/></td>
-            <td class="loc"><a href="{s:loc}"><xsl:value-of select="s:loc"/></a></td>
+            <td class="loc">
+              <xsl:call-template name="link"><xsl:with-param name="href" select="s:loc"/></xsl:call-template>
+            </td>
             <td class="date"><xsl:call-template name="lastmod"/></td>
             <xsl:if test="$frequencies"><td><xsl:value-of select="s:changefreq"/></td></xsl:if>
             <xsl:if test="$priorities"><td class="n"><xsl:value-of select="s:priority"/></td></xsl:if>
             <td class="alt">
               <xsl:for-each select="xhtml:link[@rel='alternate']">
-                <a href="{@href}" title="{@href}"><xsl:value-of select="@hreflang"/></a>
+                <xsl:call-template name="link">
+                  <xsl:with-param name="href" select="@href"/>
+                  <xsl:with-param name="text" select="@hreflang"/>
+                </xsl:call-template>
                 <xsl:if test="position() != last()"><xsl:text> </xsl:text></xsl:if>
               </xsl:for-each>
               <xsl:if test="not(xhtml:link[@rel='alternate'])"><span class="none">-</span></xsl:if>
@@ -112,6 +119,24 @@
         </xsl:for-each>
       </tbody>
     </table>
+  </xsl:template>
+
+  <!--
+    A link only to an http or https URL, the scheme written exactly so (any case): a href of
+    another scheme (javascript:, data:, vbscript:...), or one a browser would read otherwise
+    (leading spaces or control characters, a tab inside the scheme), is shown as text, never
+    followed. The values are the file's, which a row's data may have written.
+  -->
+  <xsl:template name="link">
+    <xsl:param name="href"/>
+    <xsl:param name="text" select="$href"/>
+    <xsl:variable name="start" select="translate(substring($href, 1, 8), 'HTPS', 'htps')"/>
+    <xsl:choose>
+      <xsl:when test="starts-with($start, 'http://') or $start = 'https://'">
+        <a href="{$href}" title="{$href}"><xsl:value-of select="$text"/></a>
+      </xsl:when>
+      <xsl:otherwise><span class="text" title="{$href}"><xsl:value-of select="$text"/></span></xsl:otherwise>
+    </xsl:choose>
   </xsl:template>
 
   <xsl:template name="lastmod">
