@@ -7,7 +7,8 @@ W001 model without a lastmod field, E010 SITEMAPKIT is not a dict, E011 index
 links .gz files that builds do not write, E012 unknown STORAGE alias, E013
 unknown CACHE_ALIAS, E014 a section lists URLs outside the index's directory,
 E015 a section name registered in two sites, E016 i18n languages outside
-settings.LANGUAGES, E017 a protocol other than the sitemap's scheme, E018
+settings.LANGUAGES, E017 a protocol neither http nor https, W005 a protocol
+BASE_URL's scheme overrides, E018
 url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
 not a QuerySet, E020 SITES malformed, E021 a site lists an unregistered
 section, W002 a ModelSitemap news section without news_date_field, E022
