@@ -40,9 +40,9 @@ from django_sitemapkit.conf import (
 )
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit.notifying.indexnow import config_problems
+from django_sitemapkit.registered import registered_sites
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
 from django_sitemapkit.sitemapchecks import describe
-from django_sitemapkit.sites import all_sites
 
 
 def check_settings(
@@ -116,7 +116,7 @@ def _check_sites_setting() -> list[CheckMessage]:
     except SitesError as exc:
         hint = 'SITES = {"shop": {"BASE_URL": "https://shop.example.com", "SECTIONS": [...]}}'
         return [Error(str(exc), hint=hint, id="sitemapkit.E020")]
-    registered = {name for site in all_sites() for name in site.sections()}
+    registered = {name for site in registered_sites() for name in site.sections()}
     return [
         Error(
             f"SITEMAPKIT['SITES'][{config.name!r}]['SECTIONS'] names {name!r}, which no "
@@ -149,7 +149,7 @@ def check_sites(
     """Each site's checks (E007, and each section's own ``check()``), then E015."""
     errors: list[CheckMessage] = []
     owners: dict[str, str] = {}
-    for site in all_sites():
+    for site in registered_sites():
         errors.extend(site.check(app_configs))
         for name in site.sections():
             other = owners.setdefault(name, site.name)
@@ -170,7 +170,7 @@ def check_index_directory(
 ) -> list[CheckMessage]:
     """E014: sections whose URLs the index's directory cannot list, as far as known without rows."""
     errors: list[CheckMessage] = []
-    for site in all_sites():
+    for site in registered_sites():
         for config in _base_urls():
             try:
                 url = base_url() if config is None else config.base_url
