@@ -18,12 +18,14 @@ from typing import Any, ClassVar, NamedTuple
 
 from django.contrib.sitemaps import GenericSitemap
 from django.contrib.sitemaps import Sitemap as ContribSitemap
+from django.core.checks import CheckMessage, Warning
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 
 from django_sitemapkit.protocol.extvalues import XHTML_NS
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
+from django_sitemapkit.sitemapchecks import ModelSitemapChecks, SitemapChecks, describe
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 __all__ = [
@@ -43,10 +45,46 @@ def is_contrib_sitemap(value: object) -> bool:
     return isinstance(value, ContribSitemap)
 
 
+# contrib's hooks sitemapkit does not call, and what it does instead (docs/migrating.md).
+UNUSED_HOOKS = {
+    "get_latest_lastmod": "the index dates each file by the newest lastmod the file lists",
+    "get_domain": "every URL takes the host of BASE_URL (or of the site of SITES)",
+    "get_protocol": "every URL takes the scheme of BASE_URL",
+    "paginator": "files are cut at limit, by count and by size",
+}
+
+
+def unused_hooks(sitemap: Any) -> list[CheckMessage]:
+    """W006: a contrib class overrides a hook sitemapkit does not call."""
+    cls = type(sitemap.contrib)
+    return [
+        Warning(
+            f"{describe(sitemap)}: {cls.__qualname__}.{name} is not used: {instead}.",
+            hint="Remove the override, or see docs/migrating.md for what replaces it.",
+            obj=cls,
+            id="sitemapkit.W006",
+        )
+        for name, instead in UNUSED_HOOKS.items()
+        if getattr(cls, name) is not getattr(ContribSitemap, name)
+        and not (name == "paginator" and isinstance(sitemap, ContribUrlsSection))
+    ]
+
+
+class ContribChecks(SitemapChecks):
+    def check(self, sitemap: Any) -> list[CheckMessage]:
+        return [*super().check(sitemap), *unused_hooks(sitemap)]
+
+
+class ContribModelChecks(ModelSitemapChecks):
+    def check(self, sitemap: Any) -> list[CheckMessage]:
+        return [*super().check(sitemap), *unused_hooks(sitemap)]
+
+
 class ContribSection(Sitemap):
     """A section reading a ``django.contrib.sitemaps.Sitemap`` instance, ``contrib``."""
 
     contrib: ClassVar[ContribSitemap[Any]]
+    checks_class: ClassVar[type[SitemapChecks]] = ContribChecks
 
     def items(self) -> Sequence[Any] | QuerySet[Any]:
         items: Sequence[Any] | QuerySet[Any] = self.contrib.items()  # type: ignore[assignment]
@@ -75,6 +113,7 @@ class ContribModelSection(ModelSitemap):
     """
 
     contrib: ClassVar[GenericSitemap[Any]]
+    checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
 
     def items(self) -> QuerySet[Any]:
         items: QuerySet[Any] = self.contrib.items()

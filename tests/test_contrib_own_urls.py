@@ -10,9 +10,10 @@ from django.test import Client
 from django.test.utils import override_settings
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.checks import check_sites
 from tests.contribviews import Entry, by_loc, contrib_files, same_day, sitemapkit_files
 from tests.testapp.models import Entry as BlogEntry
-from tests.urls_own_urls import SITEMAPS
+from tests.urls_own_urls import SITEMAPS, WeblogSitemap
 
 pytestmark = pytest.mark.django_db
 
@@ -80,3 +81,22 @@ def test_get_urls_extra_entries_and_every_field_are_written(
         (None, "0.7"),
         (None, "0.8"),
     }
+
+
+class Dated(WeblogSitemap):
+    def get_latest_lastmod(self) -> Any:
+        return None
+
+    def get_domain(self, site: Any = None) -> str:
+        return "docs.example.com"
+
+
+def test_a_hook_sitemapkit_does_not_call_is_a_warning(sitemaps: Any) -> None:
+    sitemapkit.register_sitemaps({"dated": Dated, **SITEMAPS})
+    warnings = [message for message in check_sites() if message.id == "sitemapkit.W006"]
+    assert [message.msg for message in warnings] == [
+        "Sitemap section 'dated' (Dated): Dated.get_latest_lastmod is not used: the index "
+        "dates each file by the newest lastmod the file lists.",
+        "Sitemap section 'dated' (Dated): Dated.get_domain is not used: every URL takes the "
+        "host of BASE_URL (or of the site of SITES).",
+    ]

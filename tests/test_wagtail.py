@@ -17,6 +17,7 @@ from lxml import etree
 from wagtail.models import Locale, Page, Site
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.checks import check_sites
 from tests.contribviews import NS, Entry, contrib_files, entries, same_day, sitemapkit_files
 from tests.urls_wagtail import SITEMAPS
 from tests.validation.builds import build, validate, xsd_args
@@ -83,6 +84,7 @@ def test_wagtail_sitemap_lists_what_wagtails_views_list(
     }
     assert listed[f"{BASE}/en/article-0/comments/"].priority == "0.3"
     assert len(listed) == 11 and not [loc for loc in listed if "draft" in loc]
+    assert check_sites() == []
 
 
 def test_a_built_wagtail_sitemap_is_what_the_views_serve_and_valid(
