@@ -36,11 +36,6 @@ INSTALLED_APPS = [
     # The app config without sitemap autodiscovery: tests register what they need.
     "django_sitemapkit.apps.SimpleSitemapkitConfig",
     "tests.testapp",
-    # Wagtail's own sitemap class over a page tree (tests/test_wagtail.py).
-    "wagtail",
-    "modelcluster",
-    "taggit",
-    "tests.wagtailapp",
 ]
 
 MIDDLEWARE: list[str] = [
@@ -106,8 +101,3 @@ USE_I18N = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 SITEMAPKIT = {"BASE_URL": "https://www.example.com"}
-
-# Wagtail: pages in two locales (tests/test_wagtail.py).
-WAGTAIL_SITE_NAME = "sitemapkit tests"
-WAGTAIL_I18N_ENABLED = True
-WAGTAIL_CONTENT_LANGUAGES = [("en", "English"), ("fr", "French")]

@@ -1,108 +1,36 @@
-"""Wagtail's own ``wagtail.contrib.sitemaps.Sitemap``, registered as it is.
+"""The Wagtail tests (tests/wagtailsite/), run by the main suite in a pytest of their own.
 
-Its entries are built in ``_urls()`` from each page's ``get_sitemap_urls()``:
-sitemapkit's files list exactly what Wagtail's views list, entry by entry,
-rendered and built, with no request (Wagtail's default ``Site``), and valid.
+They need Wagtail's apps and migrations, which the main settings leave out
+to keep every other run lean: here they run under their own settings, on
+the same database server (DATABASE_URL) in a database of their own.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
-from typing import Any
 
-import pytest
-from django.test import Client
-from django.test.utils import override_settings
-from lxml import etree
-from wagtail.models import Locale, Page, Site
+from tests.conftest import WAGTAIL_SETTINGS
 
-import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
-from tests.contribviews import NS, Entry, contrib_files, entries, same_day, sitemapkit_files
-from tests.urls_wagtail import SITEMAPS
-from tests.validation.builds import build, validate, xsd_args
-from tests.wagtailapp.models import ArticlePage
-
-pytestmark = pytest.mark.django_db
-
-BASE = "https://www.example.com"
-SETTINGS = {
-    "ROOT_URLCONF": "tests.urls_wagtail",
-    "MIDDLEWARE": ["django.middleware.locale.LocaleMiddleware"],
-    "LANGUAGE_CODE": "en",
-}
+ROOT = Path(__file__).parent.parent
 
 
-def publish(page: Page) -> Page:
-    page.save_revision().publish()
-    page.refresh_from_db()
-    return page
-
-
-@pytest.fixture
-def tree() -> list[Page]:
-    """Wagtail's default site on www.example.com: its home, five articles, two also in French."""
-    site = Site.objects.get(is_default_site=True)
-    site.hostname, site.port = "www.example.com", 443
-    site.save()
-    home = publish(site.root_page)
-    french = Locale.objects.create(language_code="fr")
-    articles = [
-        publish(home.add_child(instance=ArticlePage(title=f"Article {n}", slug=f"article-{n}")))
-        for n in range(5)
-    ]
-    for article in articles[:2]:
-        publish(article.copy_for_translation(french, copy_parents=True))
-    drafted = home.add_child(instance=ArticlePage(title="Draft", slug="draft", live=False))
-    return [home, *articles, drafted]
-
-
-def lowered(entry: Entry) -> Entry:
-    """A Wagtail entry as the protocol writes it: changefreq in lower case."""
-    changefreq = entry.changefreq and entry.changefreq.lower()
-    return Entry(entry.loc, entry.lastmod, changefreq, entry.priority, entry.alternates)
-
-
-@pytest.mark.parametrize("section", ["pages", "small"])
-def test_wagtail_sitemap_lists_what_wagtails_views_list(
-    sitemaps: Any, tree: list[Page], client: Client, section: str
-) -> None:
-    sitemapkit.register_sitemaps(SITEMAPS)
-    with override_settings(**SETTINGS, SITEMAPKIT={"BASE_URL": BASE, "CACHE_TIMEOUT": 0}):
-        ours = sitemapkit_files(client, section)
-        theirs = contrib_files(client, section)
-    assert len(ours) == len(theirs) == (1 if section == "pages" else 3)
-    for our_file, their_file in zip(ours, theirs, strict=True):
-        assert [same_day(entry) for entry in our_file] == [lowered(e) for e in their_file]
-    listed = {entry.loc: entry for file in ours for entry in file}
-    article = listed[f"{BASE}/en/article-0/"]
-    assert (article.changefreq, article.priority) == ("weekly", "0.6")
-    assert article.alternates == {
-        ("en", f"{BASE}/en/article-0/"),
-        ("fr", f"{BASE}/fr/article-0/"),
-        ("x-default", f"{BASE}/en/article-0/"),
-    }
-    assert listed[f"{BASE}/en/article-0/comments/"].priority == "0.3"
-    assert len(listed) == 11 and not [loc for loc in listed if "draft" in loc]
-    assert check_sites() == []
-
-
-def test_a_built_wagtail_sitemap_is_what_the_views_serve_and_valid(
-    sitemaps: Any, tree: list[Page], client: Client, settings: Any, tmp_path: Path
-) -> None:
-    sitemapkit.register_sitemaps({"small": SITEMAPS["small"]})
-    settings.SITEMAPKIT = {"BASE_URL": BASE, "CACHE_TIMEOUT": 0, "BUILD_DIR": str(tmp_path)}
-    settings.ROOT_URLCONF = SETTINGS["ROOT_URLCONF"]
-    settings.LANGUAGE_CODE = "en"
-    settings.MIDDLEWARE = SETTINGS["MIDDLEWARE"]
-    served = sitemapkit_files(client, "small")
-    build()
-    built = [
-        entries(path.read_bytes()) for path in sorted(tmp_path.glob("current/sitemap-small-*.xml"))
-    ]
-    assert built == served
-    index = etree.parse(str(tmp_path / "current" / "sitemap.xml"))
-    lastmods = index.findall("sm:sitemap/sm:lastmod", NS)
-    assert len(lastmods) == 3 and all(lastmod.text for lastmod in lastmods)
-    status, output = validate(*xsd_args())
-    assert status == 0, output
+def test_wagtails_sitemap_lists_what_wagtails_views_list() -> None:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": WAGTAIL_SETTINGS}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    result = subprocess.run(
+        [*command, f"--ds={WAGTAIL_SETTINGS}", "tests/wagtailsite"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    # Skips only where the XSDs are missing outside CI, as in the main suite.
+    assert re.search(r"\b\d+ passed\b", report.strip().splitlines()[-1]), report
