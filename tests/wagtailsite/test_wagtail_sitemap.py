@@ -106,3 +106,17 @@ def test_a_built_wagtail_sitemap_is_what_the_views_serve_and_valid(
     assert len(lastmods) == 3 and all(lastmod.text for lastmod in lastmods)
     status, output = validate(*xsd_args())
     assert status == 0, output
+
+
+def test_publishing_a_page_refreshes_the_cached_files(
+    sitemaps: Any, tree: list[Page], client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    """A page type's save invalidates the section listing ``Page``, the model it inherits."""
+    sitemapkit.register_sitemaps({"pages": SITEMAPS["pages"]})
+    with override_settings(**SETTINGS, SITEMAPKIT={"BASE_URL": BASE}):
+        before = [entry.loc for [file] in [sitemapkit_files(client, "pages")] for entry in file]
+        with django_capture_on_commit_callbacks(execute=True):
+            publish(tree[0].add_child(instance=ArticlePage(title="New", slug="new")))
+        after = [entry.loc for [file] in [sitemapkit_files(client, "pages")] for entry in file]
+    assert f"{BASE}/en/new/" not in before
+    assert sorted(after) == sorted([*before, f"{BASE}/en/new/", f"{BASE}/en/new/comments/"])
