@@ -13,6 +13,10 @@ INSTALLED_APPS = [*INSTALLED_APPS, "wagtail", "modelcluster", "taggit", "tests.w
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("TEST", {})
     DATABASES["default"]["TEST"]["NAME"] = f"test_{DATABASES['default']['NAME']}_wagtail"
+if DATABASES["default"]["ENGINE"] == "django.db.backends.mysql":
+    # Wagtail's migrations compare CAST(... AS char), in the connection's collation, with
+    # columns: the two must agree (the test database's is utf8mb4_unicode_ci).
+    DATABASES["default"]["OPTIONS"]["init_command"] += ", collation_connection='utf8mb4_unicode_ci'"
 
 WAGTAIL_SITE_NAME = "sitemapkit tests"
 WAGTAIL_I18N_ENABLED = True
