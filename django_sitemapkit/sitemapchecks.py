@@ -16,7 +16,7 @@ from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.writer import (
     CHANGEFREQS,
     MAX_ENTRIES_PER_FILE,
-    changefreq_value,
+    valid_changefreq,
     valid_priority,
 )
 
@@ -67,7 +67,7 @@ class SitemapChecks:
             return [
                 Error(
                     f"{label}: protocol {protocol!r} is neither 'http' nor 'https'.",
-                    hint="Remove protocol, or make BASE_URL use that scheme.",
+                    hint="Remove protocol: URLs take the scheme of BASE_URL.",
                     id="sitemapkit.E017",
                 )
             ]
@@ -108,13 +108,7 @@ class SitemapChecks:
 
     def _check_changefreq(self, sitemap: Any, label: str) -> list[CheckMessage]:
         changefreq = type(sitemap).changefreq
-        if changefreq is None or callable(changefreq):
-            return []
-        try:
-            changefreq_value(changefreq)
-        except ValueError:
-            pass
-        else:
+        if changefreq is None or callable(changefreq) or valid_changefreq(changefreq):
             return []
         return [
             Error(

@@ -35,12 +35,8 @@ def entries() -> list[BlogEntry]:
     return BlogEntry.objects.bulk_create(rows)
 
 
-def as_contrib_reads(entry: Entry) -> Entry:
-    """``entry`` as contrib writes it: the date of lastmod; our lowercased changefreq is its."""
-    return same_day(entry)
-
-
 def lowered(entry: Entry) -> Entry:
+    """A contrib entry as the protocol writes it: changefreq in lower case."""
     changefreq = None if entry.changefreq is None else entry.changefreq.lower()
     return Entry(entry.loc, entry.lastmod, changefreq, entry.priority, entry.alternates)
 

@@ -83,6 +83,15 @@ def changefreq_value(value: object) -> str:
     raise ValueError(f"{value!r} is not one of {', '.join(sorted(CHANGEFREQS))}")
 
 
+def valid_changefreq(value: object) -> bool:
+    """Whether ``value`` is a changefreq sitemaps.org allows (see ``changefreq_value()``)."""
+    try:
+        changefreq_value(value)
+    except ValueError:
+        return False
+    return True
+
+
 def format_priority(value: float) -> str:
     """``0.5`` -> ``"0.5"``, ``1`` -> ``"1.0"``, ``0.25`` -> ``"0.25"`` (at most 2 places)."""
     text = f"{value:.2f}".rstrip("0")
