@@ -21,7 +21,7 @@ from django_sitemapkit.checks import check_sites
 from tests.contribviews import NS, Entry, contrib_files, entries, same_day, sitemapkit_files
 from tests.validation.builds import build, validate, xsd_args
 from tests.wagtailsite.models import ArticlePage
-from tests.wagtailsite.urls import SITEMAPS
+from tests.wagtailsite.urls import SITEMAPS, BlogPages
 
 pytestmark = pytest.mark.django_db
 
@@ -120,3 +120,30 @@ def test_publishing_a_page_refreshes_the_cached_files(
         after = [entry.loc for [file] in [sitemapkit_files(client, "pages")] for entry in file]
     assert f"{BASE}/en/new/" not in before
     assert sorted(after) == sorted([*before, f"{BASE}/en/new/", f"{BASE}/en/new/comments/"])
+
+
+def test_each_wagtail_site_is_a_site_of_sites(
+    sitemaps: Any, tree: list[Page], client: Client, settings: Any
+) -> None:
+    """Two Wagtail ``Site``s: a section per site, each listed on its host's site of SITES."""
+    blog_home = Page.get_first_root_node().add_child(instance=Page(title="Blog", slug="blog"))
+    Site.objects.create(hostname="blog.example.com", port=443, root_page=publish(blog_home))
+    publish(blog_home.add_child(instance=ArticlePage(title="Post", slug="post")))
+    sitemapkit.register_sitemaps({"pages": SITEMAPS["pages"], "blog-pages": BlogPages})
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "blog.example.com"]
+    settings.SITEMAPKIT = {
+        "CACHE_TIMEOUT": 0,
+        "SITES": {
+            "main": {"BASE_URL": BASE, "SECTIONS": ["pages"]},
+            "blog": {"BASE_URL": "https://blog.example.com", "SECTIONS": ["blog-pages"]},
+        },
+    }
+    with override_settings(**SETTINGS):
+        main = client.get("/sitemap-pages-1.xml", HTTP_HOST="www.example.com", secure=True)
+        blog = client.get("/sitemap-blog-pages-1.xml", HTTP_HOST="blog.example.com", secure=True)
+    assert len(entries(main.content)) == 11
+    assert [entry.loc for entry in entries(blog.content)] == [
+        "https://blog.example.com/en/",
+        "https://blog.example.com/en/post/",
+        "https://blog.example.com/en/post/comments/",
+    ]
