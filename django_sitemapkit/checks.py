@@ -7,7 +7,8 @@ W001 model without a lastmod field, E010 SITEMAPKIT is not a dict, E011 index
 links .gz files that builds do not write, E012 unknown STORAGE alias, E013
 unknown CACHE_ALIAS, E014 a section lists URLs outside the index's directory,
 E015 a section name registered in two sites, E016 i18n languages outside
-settings.LANGUAGES, E017 a protocol other than the sitemap's scheme, E018
+settings.LANGUAGES, E017 a protocol neither http nor https, W005 a protocol
+BASE_URL's scheme overrides, E018
 url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
 not a QuerySet, E020 SITES malformed, E021 a site lists an unregistered
 section, W002 a ModelSitemap news section without news_date_field, E022
@@ -39,9 +40,9 @@ from django_sitemapkit.conf import (
 )
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit.notifying.indexnow import config_problems
+from django_sitemapkit.registered import registered_sites
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
 from django_sitemapkit.sitemapchecks import describe
-from django_sitemapkit.sites import all_sites
 
 
 def check_settings(
@@ -115,7 +116,7 @@ def _check_sites_setting() -> list[CheckMessage]:
     except SitesError as exc:
         hint = 'SITES = {"shop": {"BASE_URL": "https://shop.example.com", "SECTIONS": [...]}}'
         return [Error(str(exc), hint=hint, id="sitemapkit.E020")]
-    registered = {name for site in all_sites() for name in site.sections()}
+    registered = {name for site in registered_sites() for name in site.sections()}
     return [
         Error(
             f"SITEMAPKIT['SITES'][{config.name!r}]['SECTIONS'] names {name!r}, which no "
@@ -148,7 +149,7 @@ def check_sites(
     """Each site's checks (E007, and each section's own ``check()``), then E015."""
     errors: list[CheckMessage] = []
     owners: dict[str, str] = {}
-    for site in all_sites():
+    for site in registered_sites():
         errors.extend(site.check(app_configs))
         for name in site.sections():
             other = owners.setdefault(name, site.name)
@@ -169,7 +170,7 @@ def check_index_directory(
 ) -> list[CheckMessage]:
     """E014: sections whose URLs the index's directory cannot list, as far as known without rows."""
     errors: list[CheckMessage] = []
-    for site in all_sites():
+    for site in registered_sites():
         for config in _base_urls():
             try:
                 url = base_url() if config is None else config.base_url

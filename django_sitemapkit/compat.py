@@ -5,26 +5,34 @@ and ``GenericSitemap`` instances become sections that read them through
 contrib's own API (``items()``, ``location()``, ``lastmod``, ``changefreq``,
 ``priority``, ``limit``, ``protocol``, ``i18n``, ``languages``,
 ``alternates``, ``x_default``, ``get_languages_for_item()``), so they list
-what contrib's views list.
+what contrib's views list. A class that builds its entries itself, in
+``get_urls()`` or ``_urls()`` (Wagtail's ``Sitemap`` does), is listed from
+what its ``get_urls()`` returns, page by page (``ContribUrlsSection``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
 
 from django.contrib.sitemaps import GenericSitemap
 from django.contrib.sitemaps import Sitemap as ContribSitemap
+from django.core.checks import CheckMessage, Warning
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 
+from django_sitemapkit.protocol.extvalues import XHTML_NS
+from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
+from django_sitemapkit.sitemapchecks import ModelSitemapChecks, SitemapChecks, describe
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 __all__ = [
     "ContribModelSection",
     "ContribSection",
     "ContribSitemap",
+    "ContribUrlsSection",
     "is_contrib_sitemap",
     "section_class",
 ]
@@ -37,10 +45,46 @@ def is_contrib_sitemap(value: object) -> bool:
     return isinstance(value, ContribSitemap)
 
 
+# contrib's hooks sitemapkit does not call, and what it does instead (docs/migrating.md).
+UNUSED_HOOKS = {
+    "get_latest_lastmod": "the index dates each file by the newest lastmod the file lists",
+    "get_domain": "every URL takes the host of BASE_URL (or of the site of SITES)",
+    "get_protocol": "every URL takes the scheme of BASE_URL",
+    "paginator": "files are cut at limit, by count and by size",
+}
+
+
+def unused_hooks(sitemap: Any) -> list[CheckMessage]:
+    """W006: a contrib class overrides a hook sitemapkit does not call."""
+    cls = type(sitemap.contrib)
+    return [
+        Warning(
+            f"{describe(sitemap)}: {cls.__qualname__}.{name} is not used: {instead}.",
+            hint="Remove the override, or see docs/migrating.md for what replaces it.",
+            obj=cls,
+            id="sitemapkit.W006",
+        )
+        for name, instead in UNUSED_HOOKS.items()
+        if getattr(cls, name) is not getattr(ContribSitemap, name)
+        and not (name == "paginator" and isinstance(sitemap, ContribUrlsSection))
+    ]
+
+
+class ContribChecks(SitemapChecks):
+    def check(self, sitemap: Any) -> list[CheckMessage]:
+        return [*super().check(sitemap), *unused_hooks(sitemap)]
+
+
+class ContribModelChecks(ModelSitemapChecks):
+    def check(self, sitemap: Any) -> list[CheckMessage]:
+        return [*super().check(sitemap), *unused_hooks(sitemap)]
+
+
 class ContribSection(Sitemap):
     """A section reading a ``django.contrib.sitemaps.Sitemap`` instance, ``contrib``."""
 
     contrib: ClassVar[ContribSitemap[Any]]
+    checks_class: ClassVar[type[SitemapChecks]] = ContribChecks
 
     def items(self) -> Sequence[Any] | QuerySet[Any]:
         items: Sequence[Any] | QuerySet[Any] = self.contrib.items()  # type: ignore[assignment]
@@ -69,6 +113,7 @@ class ContribModelSection(ModelSitemap):
     """
 
     contrib: ClassVar[GenericSitemap[Any]]
+    checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
 
     def items(self) -> QuerySet[Any]:
         items: QuerySet[Any] = self.contrib.items()
@@ -78,11 +123,62 @@ class ContribModelSection(ModelSitemap):
         return list(self.contrib._languages())  # type: ignore[attr-defined]
 
 
+class UrlsSite(NamedTuple):
+    """The ``site`` contrib's ``get_urls()`` takes (a ``Site`` or ``RequestSite``): its domain."""
+
+    domain: str
+    name: str
+
+
+class ContribUrlsSection(ContribSection):
+    """A section listing what ``contrib.get_urls()`` returns, one contrib page a file.
+
+    For classes that build their entries in ``get_urls()`` or ``_urls()``:
+    each entry is contrib's dict (``location``, ``lastmod``, ``changefreq``,
+    ``priority``, ``alternates``), written with every protocol rule on top
+    (engine/urlinfos.py). ``items()`` and ``location()`` stay contrib's,
+    for what reads the items themselves (which model, a sample location).
+    """
+
+    # The alternates' <xhtml:link>, declared whether or not a page has any.
+    namespaces: ClassVar[Mapping[str, str]] = {"xhtml": XHTML_NS}
+    # contrib's paginator pages the items; an item may give several entries.
+    limit = MAX_ENTRIES_PER_FILE
+    # contrib's get_urls() writes the languages itself.
+    i18n = False
+
+    def page_numbers(self) -> range:
+        """The pages of contrib's paginator."""
+        return self.contrib.paginator.page_range
+
+    def url_infos(self, number: int, scheme: str, domain: str) -> list[Mapping[str, Any]]:
+        """The entries of page ``number`` as ``get_urls()`` gives them, for ``scheme://domain``.
+
+        The site's scheme is passed as the ``protocol`` contrib would use, over
+        the class's own (one scheme a site: see docs/migrating.md).
+        """
+        contrib = copy.copy(self.contrib)
+        contrib.protocol = None
+        # Any object with a domain is the site contrib's get_urls() reads.
+        site: Any = UrlsSite(domain, domain)
+        return list(contrib.get_urls(page=number, site=site, protocol=scheme))
+
+
+def builds_own_urls(instance: ContribSitemap[Any]) -> bool:
+    """Whether ``instance``'s class overrides ``get_urls()`` or ``_urls()``."""
+    cls = type(instance)
+    own_urls: bool = cls._urls is not ContribSitemap._urls  # type: ignore[attr-defined]
+    return own_urls or cls.get_urls is not ContribSitemap.get_urls
+
+
 def section_class(
     contrib: ContribSitemap[Any] | type[ContribSitemap[Any]],
 ) -> type[Sitemap]:
     """A section class serving ``contrib`` (a class is instantiated once)."""
     instance = contrib() if isinstance(contrib, type) else contrib
+    if builds_own_urls(instance):
+        named = _named(instance, {"contrib": instance, "protocol": instance.protocol})
+        return type(type(instance).__name__, (ContribUrlsSection,), named)
     attrs: dict[str, Any] = {
         "contrib": instance,
         "limit": instance.limit,
@@ -93,9 +189,8 @@ def section_class(
         "x_default": instance.x_default,
         "changefreq": getattr(instance, "changefreq", None),
         "priority": getattr(instance, "priority", None),
-        "__module__": type(instance).__module__,
-        "__qualname__": type(instance).__qualname__,
     }
+    attrs = _named(instance, attrs)
     if isinstance(instance, GenericSitemap) and reads_as_model_section(instance):
         model = instance.queryset.model
         attrs.update(model=model, lastmod_field=instance.date_field)
@@ -107,6 +202,12 @@ def section_class(
         # Page lastmods in the index are then one aggregate a page (lists.py).
         attrs["date_field"] = instance.date_field
     return type(type(instance).__name__, (ContribSection,), attrs)
+
+
+def _named(instance: ContribSitemap[Any], attrs: dict[str, Any]) -> dict[str, Any]:
+    """``attrs`` with the module and name of ``instance``'s class, which messages show."""
+    cls = type(instance)
+    return {**attrs, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
 
 
 def reads_as_model_section(instance: GenericSitemap[Any]) -> bool:

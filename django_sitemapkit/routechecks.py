@@ -16,7 +16,7 @@ from django.apps import AppConfig
 from django.core.checks import CheckMessage, Info
 
 from django_sitemapkit.engine.routes import route_report
-from django_sitemapkit.sites import all_sites
+from django_sitemapkit.registered import registered_sites
 
 
 def check_url_routes(
@@ -24,7 +24,7 @@ def check_url_routes(
 ) -> list[CheckMessage]:
     """I001: a model section calls location() per row; I002: it fills a URL pattern."""
     messages: list[CheckMessage] = []
-    for site in all_sites():
+    for site in registered_sites():
         for sitemap in site:
             try:
                 report = route_report(sitemap)

@@ -13,7 +13,12 @@ from django.core.exceptions import FieldDoesNotExist
 
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.languages import site_languages
-from django_sitemapkit.protocol.writer import CHANGEFREQS, MAX_ENTRIES_PER_FILE, valid_priority
+from django_sitemapkit.protocol.writer import (
+    CHANGEFREQS,
+    MAX_ENTRIES_PER_FILE,
+    valid_changefreq,
+    valid_priority,
+)
 
 # Section names appear in file names and URLs (``sitemap-<section>-<page>.xml``),
 # so they are restricted to characters that need no escaping anywhere.
@@ -59,21 +64,23 @@ class SitemapChecks:
         if protocol is None:
             return []
         if protocol not in ("http", "https"):
-            problem = f"protocol {protocol!r} is neither 'http' nor 'https'"
-        else:
-            conf = get_settings()
-            scheme = str(conf.BASE_URL or "").partition("://")[0].lower()
-            if conf.USE_REQUEST_HOST or not scheme or scheme == protocol:
-                return []
-            problem = (
-                f"protocol {protocol!r} differs from BASE_URL's {scheme!r}: a sitemap lists "
-                "URLs of its own scheme only"
-            )
+            return [
+                Error(
+                    f"{label}: protocol {protocol!r} is neither 'http' nor 'https'.",
+                    hint="Remove protocol: URLs take the scheme of BASE_URL.",
+                    id="sitemapkit.E017",
+                )
+            ]
+        conf = get_settings()
+        scheme = str(conf.BASE_URL or "").partition("://")[0].lower()
+        if not scheme or scheme == protocol:
+            return []
         return [
-            Error(
-                f"{label}: {problem}.",
+            Warning(
+                f"{label}: protocol {protocol!r} is ignored: its URLs take BASE_URL's scheme "
+                f"{scheme!r}, as every URL of a sitemap does.",
                 hint="Remove protocol, or make BASE_URL use that scheme.",
-                id="sitemapkit.E017",
+                id="sitemapkit.W005",
             )
         ]
 
@@ -101,7 +108,7 @@ class SitemapChecks:
 
     def _check_changefreq(self, sitemap: Any, label: str) -> list[CheckMessage]:
         changefreq = type(sitemap).changefreq
-        if changefreq is None or callable(changefreq) or changefreq in CHANGEFREQS:
+        if changefreq is None or callable(changefreq) or valid_changefreq(changefreq):
             return []
         return [
             Error(

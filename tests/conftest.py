@@ -11,6 +11,7 @@ Keep this file short: put reusable helpers in their own modules and import them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,6 +22,12 @@ from django_sitemapkit.engine import rangestats
 from django_sitemapkit.engine.rangestats import RangeAggregator
 from django_sitemapkit.sites import site
 from tests.xsd import validate_index, validate_urlset
+
+#: The settings of the Wagtail tests, which run in a pytest of their own (tests/test_wagtail.py).
+WAGTAIL_SETTINGS = "tests.wagtailsite.settings"
+collect_ignore = (
+    [] if os.environ.get("DJANGO_SETTINGS_MODULE") == WAGTAIL_SETTINGS else ["wagtailsite"]
+)
 
 
 @pytest.fixture

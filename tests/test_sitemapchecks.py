@@ -42,13 +42,14 @@ def test_languages_of_settings_languages_are_fine(sitemaps: Any) -> None:
     ("protocol", "base_url", "request_host", "expected"),
     [
         ("https", "https://www.example.com", False, []),
-        ("http", "https://www.example.com", False, ["sitemapkit.E017"]),
-        ("http", "https://www.example.com", True, []),
+        ("http", "https://www.example.com", False, ["sitemapkit.W005"]),
+        ("http", "https://www.example.com", True, ["sitemapkit.W005"]),
+        ("http", None, True, []),
         ("ftp", "https://www.example.com", True, ["sitemapkit.E017"]),
     ],
 )
-def test_a_protocol_other_than_the_sitemaps_scheme_is_an_error(
-    sitemaps: Any, protocol: str, base_url: str, request_host: bool, expected: list[str]
+def test_a_protocol_other_than_base_urls_scheme_is_ignored_with_a_warning(
+    sitemaps: Any, protocol: str, base_url: str | None, request_host: bool, expected: list[str]
 ) -> None:
     @sitemapkit.register(section="pages")
     class Pages(sitemapkit.StaticViewSitemap):

@@ -118,8 +118,9 @@ def test_computed_bad_values_are_dropped_with_a_warning(
     with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
         [entry] = urls("testapp-article")
     assert entry.priority is None and entry.changefreq is None
-    assert "ignored priority 1.5" in caplog.text
-    assert "ignored changefreq 'sometimes'" in caplog.text
+    assert "ignored the priority of" in caplog.text
+    assert ": 1.5 is not from 0.0 to 1.0." in caplog.text
+    assert ": 'sometimes' is not one of always, daily," in caplog.text
 
 
 def test_bad_locations_are_skipped_counted_and_logged(

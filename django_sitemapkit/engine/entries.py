@@ -18,17 +18,20 @@ from django_sitemapkit.engine.urltemplates import UrlTemplate
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
 from django_sitemapkit.protocol.writer import (
-    CHANGEFREQS,
     MAX_BYTES_PER_FILE,
     UrlsetWriter,
+    changefreq_value,
     escape,
     format_priority,
     needs_escape,
-    valid_priority,
+    priority_value,
 )
 from django_sitemapkit.sitemaps import Sitemap
 
 logger = logging.getLogger("django_sitemapkit")
+
+# The "item" of a constant value, which warnings name as such.
+EVERY_ITEM = object()
 
 
 @dataclass
@@ -94,13 +97,11 @@ class EntryFactory:
         # Constant elements are formatted once; a method is called per item.
         self.changefreq_xml = (
             ""
-            if access.changefreq is None or callable(access.changefreq)
-            else f"<changefreq>{access.changefreq}</changefreq>"
+            if callable(access.changefreq)
+            else self._changefreq_xml(EVERY_ITEM, access.changefreq)
         )
         self.priority_xml = (
-            ""
-            if access.priority is None or callable(access.priority)
-            else f"<priority>{format_priority(float(access.priority))}</priority>"
+            "" if callable(access.priority) else self._priority_xml(EVERY_ITEM, access.priority)
         )
         # Images, videos, news and extra_xml(): whether any, and the XML of each item.
         self.extensions = Extensions(
@@ -219,29 +220,30 @@ class EntryFactory:
     def _changefreq_xml(self, item: Any, changefreq: Any) -> str:
         if changefreq is None:
             return ""
-        if changefreq in CHANGEFREQS:
-            return f"<changefreq>{changefreq}</changefreq>"
-        logger.warning(
-            "Sitemap section %r: ignored changefreq %r of %s (not one of %s).",
-            self.sitemap.section,
-            changefreq,
-            self.access.describe(item),
-            ", ".join(sorted(CHANGEFREQS)),
-        )
-        return ""
+        try:
+            return f"<changefreq>{changefreq_value(changefreq)}</changefreq>"
+        except ValueError as exc:
+            self._ignored("changefreq", item, exc)
+            return ""
 
     def _priority_xml(self, item: Any, priority: Any) -> str:
         if priority is None:
             return ""
-        if valid_priority(priority):
-            return f"<priority>{format_priority(float(priority))}</priority>"
+        try:
+            return f"<priority>{format_priority(priority_value(priority))}</priority>"
+        except ValueError as exc:
+            self._ignored("priority", item, exc)
+            return ""
+
+    def _ignored(self, name: str, item: Any, exc: ValueError) -> None:
+        described = "every item" if item is EVERY_ITEM else self.access.describe(item)
         logger.warning(
-            "Sitemap section %r: ignored priority %r of %s (must be 0.0 to 1.0).",
+            "Sitemap section %r: ignored the %s of %s: %s.",
             self.sitemap.section,
-            priority,
-            self.access.describe(item),
+            name,
+            described,
+            exc,
         )
-        return ""
 
     def skip_duplicate(self, item: Any, loc: str) -> None:
         """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""

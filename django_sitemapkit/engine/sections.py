@@ -13,10 +13,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django_sitemapkit.engine import lists, rows
+from django_sitemapkit.compat import ContribUrlsSection
+from django_sitemapkit.engine import lists, rows, urlinfos
 from django_sitemapkit.engine.alternates import write_language_entries
 from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
-from django_sitemapkit.engine.factory import entry_factory
+from django_sitemapkit.engine.factory import entry_factory, section_context
 from django_sitemapkit.engine.fusedrows import FusedRows
 from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.protocol.deflate import Piece
@@ -88,7 +89,25 @@ def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary
         if sitemap.defines_lastmod():
             return rows.dated_by_lastmod(sitemap, summaries, context.tz)
         return summaries
+    if isinstance(sitemap, ContribUrlsSection):
+        return rendered_summaries(sitemap, context)
     return lists.page_summaries(sitemap, context)
+
+
+def rendered_summaries(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageSummary]:
+    """Each page of contrib's paginator that lists a URL: what its file holds, rendered.
+
+    Only rendering a page tells what ``get_urls()`` makes of its items; the
+    newest lastmod of its entries dates it in the index, as a list's is.
+    """
+    summaries = []
+    for number in sitemap.page_numbers():
+        try:
+            page = render_page(sitemap, number, context)
+        except PageNotFound:
+            continue
+        summaries.append(PageSummary(number, page.url_count, page.lastmod))
+    return summaries
 
 
 def page_items(
@@ -100,6 +119,9 @@ def page_items(
         return
     if span is not None:
         raise NotImplementedError("only model sections render parts of a page")
+    if isinstance(sitemap, ContribUrlsSection):
+        yield from urlinfos.page_items(sitemap, number, section_context(sitemap, context))
+        return
     yield from lists.page_items(sitemap, number, context)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from xml.sax.saxutils import unescape
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -46,13 +47,49 @@ class IndexFull(Exception):
     """More sitemap files than one index may name."""
 
 
+def priority_value(value: object) -> float:
+    """``value`` as a sitemaps.org priority, taken as contrib takes it: a number or its text.
+
+    ``0.6``, ``Decimal("0.6")`` and ``"0.6"`` are 0.6. Raises ValueError saying
+    what is wrong: not a number, or not from 0.0 to 1.0.
+    """
+    if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
+        raise ValueError(f"{value!r} is not a number")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a number") from None
+    if not 0.0 <= number <= 1.0:  # NaN fails this too
+        raise ValueError(f"{value!r} is not from 0.0 to 1.0")
+    return number
+
+
 def valid_priority(value: object) -> bool:
-    """Whether ``value`` is a priority sitemaps.org allows: a number from 0.0 to 1.0."""
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and 0.0 <= float(value) <= 1.0
-    )
+    """Whether ``value`` is a priority sitemaps.org allows (see ``priority_value()``)."""
+    try:
+        priority_value(value)
+    except ValueError:
+        return False
+    return True
+
+
+def changefreq_value(value: object) -> str:
+    """``value`` as sitemaps.org writes a changefreq: ``"Daily"`` and ``" weekly"`` are taken.
+
+    Raises ValueError saying what is wrong.
+    """
+    if isinstance(value, str) and (text := value.strip().lower()) in CHANGEFREQS:
+        return text
+    raise ValueError(f"{value!r} is not one of {', '.join(sorted(CHANGEFREQS))}")
+
+
+def valid_changefreq(value: object) -> bool:
+    """Whether ``value`` is a changefreq sitemaps.org allows (see ``changefreq_value()``)."""
+    try:
+        changefreq_value(value)
+    except ValueError:
+        return False
+    return True
 
 
 def format_priority(value: float) -> str:

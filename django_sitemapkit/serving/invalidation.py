@@ -10,12 +10,13 @@ from django_sitemapkit.sitemaps import Sitemap
 
 
 def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[str]:
-    """The sections of ``sitemaps`` that list rows of ``model`` (or of its concrete model)."""
-    concrete = model._meta.concrete_model
+    """The sections of ``sitemaps`` that list rows of ``model``, of its concrete model, or of
+    a model it inherits from with a table of its own (a Wagtail page type's ``Page``)."""
+    lineage = {model._meta.concrete_model, *model._meta.get_parent_list()}
     names = []
     for sitemap in sitemaps:
         listed = sitemap.get_model()
-        if listed is not None and listed._meta.concrete_model is concrete:
+        if listed is not None and listed._meta.concrete_model in lineage:
             names.append(sitemap.name)
     return names
 
