@@ -84,7 +84,8 @@ class Builder:
                 self.base_url = base_url()
             except BaseUrlError as exc:
                 raise BuildError(str(exc)) from None
-        self.publisher = publisher or get_publisher(site)
+        # Each SitemapSite publishes into its own folder (publishing/selection.py).
+        self.publisher = publisher or get_publisher(site, sitemaps.name)
         self.sitemaps = sitemaps
         self.full = full
         # Render every page and compare bytes, even where fingerprints match.

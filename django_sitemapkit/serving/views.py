@@ -22,7 +22,6 @@ from django_sitemapkit.conf import base_url, get_settings
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
-    URL_NAMESPACE,
     RenderedFile,
     SectionNotFound,
     Sections,
@@ -54,8 +53,7 @@ def _built(
 ) -> RenderedFile | None:
     """The file from the published build (sitemapkit_build), if there is one."""
     conf = get_settings()
-    if not conf.SERVE_BUILT_FILES or sitemaps.name != URL_NAMESPACE:
-        # Builds are made of the default site's sections.
+    if not conf.SERVE_BUILT_FILES:
         return None
     if site is None and conf.USE_REQUEST_HOST:
         # A build is made for one base URL; per-host responses render per request.
@@ -63,7 +61,8 @@ def _built(
     if not _build_current(sitemaps, sections, site):
         return None  # older than the data, and STALE_BUILD = "render"
     try:
-        found = published_file(filename + (".gz" if gz else ""), site)
+        # Each SitemapSite's own build (a folder of its name, beside the default's).
+        found = published_file(filename + (".gz" if gz else ""), site, sitemaps.name)
     except FileNotFoundError:
         raise Http404("No such sitemap file in the published build.") from None
     return None if found is None else RenderedFile(*found)
