@@ -4,21 +4,27 @@ There is no atomic rename, so pages are written first, the index after them,
 the manifest last, and files of vanished pages are deleted only after the
 new index is published. The index therefore never names a missing object.
 Builds are guarded by a lock in Django's cache that expires if a build dies.
+
+Every file is saved with its own media type (``protocol/mediatypes.py``) and
+no Content-Encoding: a ``.xml.gz`` is ``application/gzip``, whatever the
+storage would guess from its name (see :func:`typed_storage`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.core.cache import caches
-from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.protocol.deflate import Piece
+from django_sitemapkit.protocol.mediatypes import content_type
 from django_sitemapkit.publishing.base import (
     PublishError,
     Reuse,
@@ -27,6 +33,7 @@ from django_sitemapkit.publishing.base import (
     write_index_and_manifest,
 )
 from django_sitemapkit.publishing.manifest import MANIFEST_NAME, Manifest
+from django_sitemapkit.publishing.prefixed import PrefixedStorage
 
 # A flat storage's lock outlives a dead build by at most this many seconds.
 CACHE_LOCK_TIMEOUT = 600
@@ -35,10 +42,13 @@ LOCK_POLL_SECONDS = 0.5
 
 
 class FlatPublisher:
-    def __init__(self, storage: Storage, alias: str) -> None:
-        self.storage = storage
-        self.description = f"storage {alias!r}"
-        self.alias = alias
+    """The set in ``storage`` (under ``folder``, when given)."""
+
+    def __init__(self, storage: Storage, alias: str, folder: str = "") -> None:
+        typed = typed_storage(storage)
+        self.storage = PrefixedStorage(typed, folder) if folder else typed
+        self.alias = f"{alias}/{folder}" if folder else alias
+        self.description = f"storage {self.alias!r}"
         self._manifest_cache: tuple[Any, Manifest] | None = None
 
     @contextlib.contextmanager
@@ -111,7 +121,9 @@ class FlatTransaction:
     def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
         storage = self.publisher.storage
         content = data if isinstance(data, bytes) else b"".join(data)
-        saved = storage.save(name, ContentFile(content))
+        # Django's file with a content_type, where storages look for one.
+        typed = SimpleUploadedFile(name, content, content_type(name))
+        saved = storage.save(name, typed)
         if saved != name:
             storage.delete(saved)
             raise PublishError(
@@ -133,6 +145,30 @@ class FlatTransaction:
 
     def abort(self) -> None:
         """Nothing to undo: the old index still names only files that exist."""
+
+
+def typed_storage(storage: Storage) -> Storage:
+    """``storage``, saving each file with :func:`content_type`'s type and no Content-Encoding.
+
+    Any storage that reads a file's ``content_type`` gets it from the file
+    saved. django-storages' S3 backend reads it, but still takes a
+    Content-Encoding from ``mimetypes.guess_type(name)``, which gives gzip
+    for ``.xml.gz``; naming the type in the object parameters of its
+    per-object hook (``get_object_parameters(name)``) replaces that guess.
+    The hook is set on a copy of the storage: the project's own use of the
+    alias keeps its configuration.
+    """
+    if not any(cls.__module__ == "storages.backends.s3" for cls in type(storage).__mro__):
+        return storage
+    configured = storage.get_object_parameters  # type: ignore[attr-defined]
+
+    def parameters(name: str) -> dict[str, Any]:
+        params = {k: v for k, v in configured(name).items() if k != "ContentEncoding"}
+        return {**params, "ContentType": content_type(name)}
+
+    typed = copy.copy(storage)
+    typed.get_object_parameters = parameters  # type: ignore[attr-defined]
+    return typed
 
 
 def _is_missing(exc: Exception) -> bool:

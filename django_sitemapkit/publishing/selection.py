@@ -24,7 +24,6 @@ from django_sitemapkit.engine.rendering import URL_NAMESPACE
 from django_sitemapkit.publishing.base import Publisher, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
-from django_sitemapkit.publishing.prefixed import PrefixedStorage
 from django_sitemapkit.siteconfig import SITE_NAME, SiteConfig, SitesError, configured_sites
 
 
@@ -64,10 +63,8 @@ def get_publisher(site: SiteConfig | None = None, registry: str = URL_NAMESPACE)
         if isinstance(storage, FileSystemStorage):
             location = Path(storage.location)
             _publishers[key] = LocalPublisher(location / folder if folder else location)
-        elif folder:
-            _publishers[key] = FlatPublisher(PrefixedStorage(storage, folder), f"{alias}/{folder}")
         else:
-            _publishers[key] = FlatPublisher(storage, alias)
+            _publishers[key] = FlatPublisher(storage, alias, folder)
     return _publishers[key]
 
 

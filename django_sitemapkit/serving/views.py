@@ -30,15 +30,11 @@ from django_sitemapkit.engine.rendering import (
     render_page,
     site_of,
 )
+from django_sitemapkit.protocol.mediatypes import GZIP_CONTENT_TYPE, XML_CONTENT_TYPE
 from django_sitemapkit.publishing.freshness import may_serve_build
 from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
 from django_sitemapkit.siteconfig import SiteConfig, configured_sites, site_for_host
-
-XML_CONTENT_TYPE = "application/xml; charset=utf-8"
-# Raw gzip, not a Content-Encoding: the file *is* a .gz, as sitemaps.org
-# describes, and clients must receive the compressed bytes unchanged.
-GZIP_CONTENT_TYPE = "application/gzip"
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _SECOND = datetime.timedelta(seconds=1)
