@@ -89,6 +89,7 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
     Article.objects.filter(slug="a12").update(updated_at=T0 + datetime.timedelta(days=5))
     default_site.builder().run()
     assert order == [
+        ".sitemapkit-unfinished",
         "sitemap-testapp-article-2.xml",
         "sitemap-testapp-article-2.xml.gz",
         "sitemap.xml",
