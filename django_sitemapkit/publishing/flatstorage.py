@@ -29,6 +29,7 @@ from typing import Any
 from django.core.cache import caches
 from django.core.files.storage import Storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.protocol.deflate import Piece
@@ -215,8 +216,9 @@ def _settled(stamp: datetime.datetime) -> bool:
     the second its time was read would look unchanged, and the old one would
     be served on. One modified ``SETTLED`` ago can only change to another time.
     """
-    now = datetime.datetime.now(tz=stamp.tzinfo)
-    return now - stamp >= SETTLED
+    now = timezone.now()
+    # Storages give naive times in the current time zone where USE_TZ is off.
+    return (now if timezone.is_aware(stamp) else timezone.make_naive(now)) - stamp >= SETTLED
 
 
 def _is_missing(exc: Exception) -> bool:
