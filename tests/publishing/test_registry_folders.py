@@ -190,3 +190,22 @@ def test_a_site_whose_name_cannot_be_its_folder(
     del other
     gc.collect()
     assert "sitemapkit.E030" not in [m.id for m in check_sites()]
+
+
+def test_under_sites_each_site_of_each_registry_has_its_folder(
+    news: SitemapSite, settings: Any, tmp_path: Path
+) -> None:
+    settings.SITEMAPKIT = {
+        "BUILD_DIR": str(tmp_path),
+        "SITES": {"shop": {"BASE_URL": "https://shop.example.com"}},
+    }
+    sitemapkit.build(site="shop")
+    default_files = folder_files(tmp_path)
+    news.build(site="shop")
+    files = folder_files(tmp_path)
+    assert {k: v for k, v in files.items() if not k.startswith("news/")} == default_files
+    index = (tmp_path / "news" / "shop" / "current" / "sitemap.xml").read_bytes()
+    assert [loc for loc, _ in parse_index(index)] == [
+        "https://shop.example.com/news/sitemap-stories-1.xml"
+    ]
+    assert (tmp_path / "shop" / "current" / "sitemap-pages-1.xml").exists()
