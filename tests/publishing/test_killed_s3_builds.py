@@ -45,7 +45,7 @@ def test_killed_builds_leave_nothing_on_s3(
     client, bucket = use_new_bucket(settings, s3_endpoint)
     process = start_build(s3_endpoint, bucket, 23)
     started = until_building(process)
-    assert process.wait() == 0
+    assert process.wait(timeout=120) == 0
     duration = time.perf_counter() - started
 
     rng = random.Random(2026)
@@ -55,7 +55,7 @@ def test_killed_builds_leave_nothing_on_s3(
         until_building(process)
         time.sleep(rng.uniform(0, duration * 1.2))
         process.send_signal(signal.SIGKILL)
-        process.wait()
+        process.wait(timeout=60)
 
     class Stories(sitemapkit.Sitemap):
         limit = 5
