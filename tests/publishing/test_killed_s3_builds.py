@@ -39,6 +39,11 @@ def until_building(process: subprocess.Popen[str]) -> float:
     return time.perf_counter()
 
 
+def close(process: subprocess.Popen[str]) -> None:
+    assert process.stdout is not None
+    process.stdout.close()
+
+
 def test_killed_builds_leave_nothing_on_s3(
     sitemaps: SitemapSite, s3_endpoint: str, settings: Any
 ) -> None:
@@ -47,6 +52,7 @@ def test_killed_builds_leave_nothing_on_s3(
     started = until_building(process)
     assert process.wait(timeout=120) == 0
     duration = time.perf_counter() - started
+    close(process)
 
     rng = random.Random(2026)
     for _ in range(20):
@@ -56,6 +62,7 @@ def test_killed_builds_leave_nothing_on_s3(
         time.sleep(rng.uniform(0, duration * 1.2))
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=60)
+        close(process)
 
     class Stories(sitemapkit.Sitemap):
         limit = 5
