@@ -13,7 +13,8 @@ url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
 not a QuerySet, E020 SITES malformed, E021 a site lists an unregistered
 section, W002 a ModelSitemap news section without news_date_field, E022
 INDEXNOW malformed, I001 a model section calls location() per row, I002 a
-model section fills a URL pattern (both under check --deploy, routechecks.py).
+model section fills a URL pattern (both under check --deploy, routechecks.py),
+E025 a SitemapSite whose name cannot be its build folder.
 
 Each section's own checks (E004-E006, E008, E009, E016-E019, W001, W002) are its
 ``Sitemap.check()`` (sitemapchecks.py); each site's (E007) ``SitemapSite.check()``.
@@ -40,6 +41,7 @@ from django_sitemapkit.conf import (
 )
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit.notifying.indexnow import config_problems
+from django_sitemapkit.publishing.selection import folder_problem
 from django_sitemapkit.registered import registered_sites
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
 from django_sitemapkit.sitemapchecks import describe
@@ -146,11 +148,18 @@ def _check_base_url(raw: dict[str, Any]) -> list[CheckMessage]:
 def check_sites(
     app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    """Each site's checks (E007, and each section's own ``check()``), then E015."""
+    """Each site's checks (E007, and each section's own ``check()``), E025, then E015."""
     errors: list[CheckMessage] = []
     owners: dict[str, str] = {}
     for site in registered_sites():
         errors.extend(site.check(app_configs))
+        problem = folder_problem(site.name)
+        if problem is not None:
+            hint = (
+                "Give it a name of lower-case letters, digits, '-' or '_' that is not "
+                "'current', 'generations' or a site of SITEMAPKIT['SITES']."
+            )
+            errors.append(Error(problem, hint=hint, id="sitemapkit.E025"))
         for name in site.sections():
             other = owners.setdefault(name, site.name)
             if other != site.name:

@@ -56,7 +56,7 @@ def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatu
     """The published build of ``site`` (None: the only one) section by section (queries)."""
     if site is not None:
         sitemaps = SiteSections(sitemaps, site)
-    manifest = published_manifest(site)
+    manifest = published_manifest(site, sitemaps.name)
     name = None if site is None else site.name
     if manifest is None:
         return SiteStatus(

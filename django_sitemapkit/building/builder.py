@@ -84,7 +84,8 @@ class Builder:
                 self.base_url = base_url()
             except BaseUrlError as exc:
                 raise BuildError(str(exc)) from None
-        self.publisher = publisher or get_publisher(site)
+        # Each SitemapSite publishes into its own folder (publishing/selection.py).
+        self.publisher = publisher or get_publisher(site, sitemaps.name)
         self.sitemaps = sitemaps
         self.full = full
         # Render every page and compare bytes, even where fingerprints match.
@@ -98,6 +99,8 @@ class Builder:
         # newest lastmod did not (a deletion): the moment of this build.
         self.started = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0)
         self._start = time.perf_counter()
+        # A build died writing into the published set (a flat storage's): see run().
+        self._interrupted = False
 
     def run(self, sections: list[str] | None = None, *, wait: float = 0) -> BuildResult:
         unknown = sorted(set(sections or []) - set(self.sitemaps.sections()))
@@ -113,6 +116,9 @@ class Builder:
             if not self.dry_run:
                 result.cleaned = self.publisher.cleanup()
             previous = self.publisher.manifest()
+            if self.publisher.interrupted():
+                # The files may not be what the manifest says: every one is written again.
+                self.full = self._interrupted = True
             manifest = self._new_manifest(previous)
             selected, unpublished = self._select(set(sections or []), previous, result)
             changes = self._read_changes(manifest)
@@ -252,6 +258,8 @@ class Builder:
         """
         if previous is None:
             return "nothing was published before"
+        if self._interrupted:
+            return "a build died while writing to the storage"
         if previous.base_url != self.base_url:
             return f"BASE_URL was {previous.base_url} at the last build"
         if self.gzip and not previous.gzip:

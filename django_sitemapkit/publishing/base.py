@@ -79,6 +79,11 @@ class Publisher(Protocol):
         """Remove what dead builds left behind; returns how many entries went."""
         ...
 
+    def interrupted(self) -> bool:
+        """Whether a build died writing into the published set, whose files the next build
+        must then all write again (a storage that writes in place)."""
+        ...
+
     def manifest(self) -> Manifest | None:
         """The published set's manifest, or None when nothing is published."""
         ...

@@ -4,21 +4,36 @@ There is no atomic rename, so pages are written first, the index after them,
 the manifest last, and files of vanished pages are deleted only after the
 new index is published. The index therefore never names a missing object.
 Builds are guarded by a lock in Django's cache that expires if a build dies.
+
+Files are overwritten in place, so a build that dies after its first write
+leaves files its manifest does not describe (new bytes, pages no set lists).
+Its first write is therefore a marker (``UNFINISHED``), deleted once its set
+is published: the next build that finds it rewrites every file, and every
+publish deletes the files named like a set's that its manifest does not list.
+
+Every file is saved with its own media type (``protocol/mediatypes.py``) and
+no Content-Encoding: a ``.xml.gz`` is ``application/gzip``, whatever the
+storage would guess from its name (see :func:`typed_storage`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+import datetime
+import re
 import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.core.cache import caches
-from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.protocol.deflate import Piece
+from django_sitemapkit.protocol.mediatypes import content_type
 from django_sitemapkit.publishing.base import (
     PublishError,
     Reuse,
@@ -27,18 +42,29 @@ from django_sitemapkit.publishing.base import (
     write_index_and_manifest,
 )
 from django_sitemapkit.publishing.manifest import MANIFEST_NAME, Manifest
+from django_sitemapkit.publishing.prefixed import PrefixedStorage
 
 # A flat storage's lock outlives a dead build by at most this many seconds.
 CACHE_LOCK_TIMEOUT = 600
 # Each try is a round trip to the cache, so a waiting build spaces them out.
 LOCK_POLL_SECONDS = 0.5
+# How old a manifest's modification time must be before it keys the cache.
+SETTLED = datetime.timedelta(seconds=2)
+# Written before a build's first file and deleted after its publish: if it is
+# there, a build died writing, and the files may not be what the manifest says.
+UNFINISHED = ".sitemapkit-unfinished"
+# The names of a set's files (engine/filenames.py): index, pages, .gz, stylesheet.
+SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.xsl")
 
 
 class FlatPublisher:
-    def __init__(self, storage: Storage, alias: str) -> None:
-        self.storage = storage
-        self.description = f"storage {alias!r}"
-        self.alias = alias
+    """The set in ``storage`` (under ``folder``, when given)."""
+
+    def __init__(self, storage: Storage, alias: str, folder: str = "") -> None:
+        typed = typed_storage(storage)
+        self.storage = PrefixedStorage(typed, folder) if folder else typed
+        self.alias = f"{alias}/{folder}" if folder else alias
+        self.description = f"storage {self.alias!r}"
         self._manifest_cache: tuple[Any, Manifest] | None = None
 
     @contextlib.contextmanager
@@ -60,8 +86,19 @@ class FlatPublisher:
                 cache.delete(key)
 
     def cleanup(self) -> int:
-        """Nothing: a dead build leaves no temporary files here, and its lock expires."""
+        """Nothing yet: what a dead build wrote goes with the next publish; its lock expires."""
         return 0
+
+    def interrupted(self) -> bool:
+        return self.storage.exists(UNFINISHED)
+
+    def set_files(self) -> list[str]:
+        """The files in the storage named like a set's (none where it cannot list them)."""
+        try:
+            _folders, files = self.storage.listdir("")
+        except NotImplementedError:
+            return []
+        return [name for name in files if SET_FILE.fullmatch(name)]
 
     def manifest(self) -> Manifest | None:
         try:
@@ -78,7 +115,7 @@ class FlatPublisher:
         if data is None:
             return None
         manifest = Manifest.from_json(data)
-        if stamp is not None:
+        if stamp is not None and _settled(stamp):
             self._manifest_cache = (stamp, manifest)
         return manifest
 
@@ -107,11 +144,20 @@ class FlatTransaction:
     def __init__(self, publisher: FlatPublisher, previous: Manifest | None) -> None:
         self.publisher = publisher
         self.previous = previous
+        self.started = False
 
     def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
+        if not self.started:
+            self.started = True
+            self._save(UNFINISHED, lock_holder_label().encode())
+        self._save(name, data)
+
+    def _save(self, name: str, data: bytes | Sequence[Piece]) -> None:
         storage = self.publisher.storage
         content = data if isinstance(data, bytes) else b"".join(data)
-        saved = storage.save(name, ContentFile(content))
+        # Django's file with a content_type, where storages look for one.
+        typed = SimpleUploadedFile(name, content, content_type(name))
+        saved = storage.save(name, typed)
         if saved != name:
             storage.delete(saved)
             raise PublishError(
@@ -125,14 +171,54 @@ class FlatTransaction:
 
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
         write_index_and_manifest(self.write, index, manifest)
-        if self.previous is not None:
-            current = set(manifest.files())
-            for name in self.previous.files():
-                if name not in current:
-                    self.publisher.storage.delete(name)
+        # Vanished pages, and what dead builds wrote that no set lists.
+        gone = set(self.publisher.set_files()) | set(self.previous.files() if self.previous else [])
+        for name in sorted(gone - set(manifest.files())):
+            self.publisher.storage.delete(name)
+        self.publisher.storage.delete(UNFINISHED)
 
     def abort(self) -> None:
-        """Nothing to undo: the old index still names only files that exist."""
+        """Nothing to undo: the old index still names only files that exist.
+
+        A file written meanwhile may not be the manifest's any more: the
+        marker stays, and the next build rewrites every file.
+        """
+
+
+def typed_storage(storage: Storage) -> Storage:
+    """``storage``, saving each file with :func:`content_type`'s type and no Content-Encoding.
+
+    Any storage that reads a file's ``content_type`` gets it from the file
+    saved. django-storages' S3 backend reads it, but still takes a
+    Content-Encoding from ``mimetypes.guess_type(name)``, which gives gzip
+    for ``.xml.gz``; naming the type in the object parameters of its
+    per-object hook (``get_object_parameters(name)``) replaces that guess.
+    The hook is set on a copy of the storage: the project's own use of the
+    alias keeps its configuration.
+    """
+    if not any(cls.__module__ == "storages.backends.s3" for cls in type(storage).__mro__):
+        return storage
+    configured = storage.get_object_parameters  # type: ignore[attr-defined]
+
+    def parameters(name: str) -> dict[str, Any]:
+        params = {k: v for k, v in configured(name).items() if k != "ContentEncoding"}
+        return {**params, "ContentType": content_type(name)}
+
+    typed = copy.copy(storage)
+    typed.get_object_parameters = parameters  # type: ignore[attr-defined]
+    return typed
+
+
+def _settled(stamp: datetime.datetime) -> bool:
+    """Whether a file last modified at ``stamp`` may be cached by that time.
+
+    Storages may keep whole seconds (S3 does): a manifest rewritten within
+    the second its time was read would look unchanged, and the old one would
+    be served on. One modified ``SETTLED`` ago can only change to another time.
+    """
+    now = timezone.now()
+    # Storages give naive times in the current time zone where USE_TZ is off.
+    return (now if timezone.is_aware(stamp) else timezone.make_naive(now)) - stamp >= SETTLED
 
 
 def _is_missing(exc: Exception) -> bool:

@@ -26,7 +26,7 @@ from django.core.cache import BaseCache, caches
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.rendering import Sections, site_time_zone
+from django_sitemapkit.engine.rendering import URL_NAMESPACE, Sections, site_time_zone
 from django_sitemapkit.publishing.base import PublishError
 from django_sitemapkit.publishing.manifest import Manifest, page_fingerprint
 from django_sitemapkit.publishing.selection import get_publisher
@@ -112,7 +112,7 @@ def may_serve_build(
     Yes when none is stale; when some are, as ``STALE_BUILD`` says: "serve"
     serves them with a logged warning, "render" (the default) renders live.
     """
-    manifest = published_manifest(site)
+    manifest = published_manifest(site, sitemaps.name)
     if manifest is None:
         return True
     stale = stale_sections(sitemaps, names, site, manifest, salts=salts)
@@ -124,9 +124,9 @@ def may_serve_build(
     return False
 
 
-def published_manifest(site: SiteConfig | None) -> Manifest | None:
+def published_manifest(site: SiteConfig | None, registry: str = URL_NAMESPACE) -> Manifest | None:
     try:
-        return get_publisher(site).manifest()
+        return get_publisher(site, registry).manifest()
     except PublishError:
         return None
 

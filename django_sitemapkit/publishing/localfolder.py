@@ -115,6 +115,10 @@ class LocalPublisher:
             removed += self.prune({manifest.generation, manifest.previous_generation})
         return removed
 
+    def interrupted(self) -> bool:
+        """Never: a build writes into a folder of its own, which ``cleanup()`` removes."""
+        return False
+
     def prune(self, keep: set[str | None]) -> int:
         """Delete generations not in ``keep``; the previous one is kept for readers still on it."""
         removed = 0

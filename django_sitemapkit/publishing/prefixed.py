@@ -30,6 +30,9 @@ class PrefixedStorage(Storage):
     def delete(self, name: str) -> None:
         self.storage.delete(self._name(name))
 
+    def listdir(self, path: str) -> tuple[list[str], list[str]]:
+        return self.storage.listdir(self._name(path))
+
     def exists(self, name: str) -> bool:
         return self.storage.exists(self._name(name))
 

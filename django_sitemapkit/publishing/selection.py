@@ -1,7 +1,13 @@
 """Which publisher this process publishes to and serves from, and the views' read of it.
 
-One publisher per configured storage and process, so that its parsed
+One publisher per configured storage, folder and process, so that its parsed
 manifest stays cached between requests.
+
+Where each set is published inside the storage (``BUILD_DIR``, or the
+``STORAGE`` alias): the default ``SitemapSite`` at its root, every other
+``SitemapSite`` in a folder of its name (``news/``); under
+``SITEMAPKIT["SITES"]`` each site in a folder of its name inside that
+(``shop/``, ``news/shop/``). No set ever publishes into another's folder.
 """
 
 from __future__ import annotations
@@ -14,11 +20,11 @@ from django.core.files.storage import FileSystemStorage, storages
 
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine.filenames import INDEX_NAME
+from django_sitemapkit.engine.rendering import URL_NAMESPACE
 from django_sitemapkit.publishing.base import Publisher, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
-from django_sitemapkit.publishing.localfolder import LocalPublisher
-from django_sitemapkit.publishing.prefixed import PrefixedStorage
-from django_sitemapkit.siteconfig import SiteConfig
+from django_sitemapkit.publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
+from django_sitemapkit.siteconfig import SITE_NAME, SiteConfig, SitesError, configured_sites
 
 
 def build_dir() -> Path:
@@ -37,14 +43,14 @@ def build_dir() -> Path:
 _publishers: dict[tuple[str | None, str, str], Publisher] = {}
 
 
-def get_publisher(site: SiteConfig | None = None) -> Publisher:
-    """The publisher for the configured storage (one per process, for its caches).
+def get_publisher(site: SiteConfig | None = None, registry: str = URL_NAMESPACE) -> Publisher:
+    """The publisher of the set of ``SitemapSite`` ``registry`` (of its ``site``, under SITES).
 
-    Each site of ``SITEMAPKIT["SITES"]`` publishes into a folder of its name
-    (a prefix of the storage), with its own manifest and lock.
+    One per folder and process, for its caches. Raises PublishError where the
+    set has no folder of its own (see :func:`folder_problem`).
     """
     alias = get_settings().STORAGE
-    folder = "" if site is None else site.name
+    folder = publish_folder(registry, site)
     if alias is None:
         root = build_dir()
         key: tuple[str | None, str, str] = (None, str(root), folder)
@@ -57,15 +63,46 @@ def get_publisher(site: SiteConfig | None = None) -> Publisher:
         if isinstance(storage, FileSystemStorage):
             location = Path(storage.location)
             _publishers[key] = LocalPublisher(location / folder if folder else location)
-        elif folder:
-            _publishers[key] = FlatPublisher(PrefixedStorage(storage, folder), f"{alias}/{folder}")
         else:
-            _publishers[key] = FlatPublisher(storage, alias)
+            _publishers[key] = FlatPublisher(storage, alias, folder)
     return _publishers[key]
 
 
+def publish_folder(registry: str, site: SiteConfig | None) -> str:
+    """The folder of a set inside the storage ("" for its root); PublishError if it has none."""
+    problem = folder_problem(registry)
+    if problem is not None:
+        raise PublishError(problem)
+    parts = [] if registry == URL_NAMESPACE else [registry]
+    return "/".join(parts + ([] if site is None else [site.name]))
+
+
+def folder_problem(registry: str) -> str | None:
+    """Why ``SitemapSite(registry)`` cannot publish into a folder of its name, or None.
+
+    Its folder sits beside the default set's files (``current`` and
+    ``generations`` of a local folder) and, under SITES, the default set's
+    site folders: a name one of them has would mix two sets, and a build of
+    one would delete the other's files.
+    """
+    if registry == URL_NAMESPACE:
+        return None
+    where = f"SitemapSite({registry!r}) publishes its builds into a folder of its name"
+    if not SITE_NAME.fullmatch(registry):
+        return f"{where}, which must be 1-32 lower-case letters, digits, '-' or '_'."
+    if registry in (CURRENT_LINK, GENERATIONS_DIR):
+        return f"{where}, which is where the default site's local build keeps its {registry!r}."
+    try:
+        sites = {config.name for config in configured_sites()}
+    except SitesError:
+        sites = set()  # reported by check E020
+    if registry in sites:
+        return f"{where}, which is where the default site's build of site {registry!r} goes."
+    return None
+
+
 def published_file(
-    name: str, site: SiteConfig | None = None
+    name: str, site: SiteConfig | None = None, registry: str = URL_NAMESPACE
 ) -> tuple[bytes, datetime.datetime | None] | None:
     """The bytes of ``name`` in the published build and its lastmod, if a build is published.
 
@@ -73,7 +110,7 @@ def published_file(
     build that does not contain ``name`` raises FileNotFoundError.
     """
     try:
-        publisher = get_publisher(site)
+        publisher = get_publisher(site, registry)
     except PublishError:
         return None
     manifest = publisher.manifest()

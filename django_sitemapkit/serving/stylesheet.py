@@ -15,6 +15,7 @@ from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import get_settings
+from django_sitemapkit.protocol.mediatypes import XSL_CONTENT_TYPE
 from django_sitemapkit.protocol.stylesheet import (
     stylesheet_bytes,
     stylesheet_etag,
@@ -22,8 +23,6 @@ from django_sitemapkit.protocol.stylesheet import (
 )
 from django_sitemapkit.serving.headers import nosniff
 
-# The type browsers expect of an XSL stylesheet (Chromium also takes XML types).
-XSL_CONTENT_TYPE = "text/xsl; charset=utf-8"
 # It changes only with the package: a day in caches, revalidated by its ETag after.
 MAX_AGE = 86_400
 

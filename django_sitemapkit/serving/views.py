@@ -23,7 +23,6 @@ from django_sitemapkit.conf import base_url, get_settings
 from django_sitemapkit.engine.filenames import INDEX_NAME, PAGE_NUMBER, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
-    URL_NAMESPACE,
     RenderedFile,
     SectionNotFound,
     Sections,
@@ -32,16 +31,12 @@ from django_sitemapkit.engine.rendering import (
     render_page,
     site_of,
 )
+from django_sitemapkit.protocol.mediatypes import GZIP_CONTENT_TYPE, XML_CONTENT_TYPE
 from django_sitemapkit.publishing.freshness import may_serve_build
 from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
 from django_sitemapkit.serving.headers import nosniff
 from django_sitemapkit.siteconfig import SiteConfig, configured_sites, site_for_host
-
-XML_CONTENT_TYPE = "application/xml; charset=utf-8"
-# Raw gzip, not a Content-Encoding: the file *is* a .gz, as sitemaps.org
-# describes, and clients must receive the compressed bytes unchanged.
-GZIP_CONTENT_TYPE = "application/gzip"
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _SECOND = datetime.timedelta(seconds=1)
@@ -56,8 +51,7 @@ def _built(
 ) -> RenderedFile | None:
     """The file from the published build (sitemapkit_build), if there is one."""
     conf = get_settings()
-    if not conf.SERVE_BUILT_FILES or sitemaps.name != URL_NAMESPACE:
-        # Builds are made of the default site's sections.
+    if not conf.SERVE_BUILT_FILES:
         return None
     if site is None and conf.USE_REQUEST_HOST:
         # A build is made for one base URL; per-host responses render per request.
@@ -65,7 +59,8 @@ def _built(
     if not _build_current(sitemaps, sections, site):
         return None  # older than the data, and STALE_BUILD = "render"
     try:
-        found = published_file(filename + (".gz" if gz else ""), site)
+        # Each SitemapSite's own build (a folder of its name, beside the default's).
+        found = published_file(filename + (".gz" if gz else ""), site, sitemaps.name)
     except FileNotFoundError:
         raise Http404("No such sitemap file in the published build.") from None
     return None if found is None else RenderedFile(*found)

@@ -12,7 +12,7 @@ from django.core.files.storage import FileSystemStorage
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX
 from django_sitemapkit.publishing.base import BuildLocked, PublishError
-from django_sitemapkit.publishing.flatstorage import FlatPublisher, _is_missing
+from django_sitemapkit.publishing.flatstorage import UNFINISHED, FlatPublisher, _is_missing
 from django_sitemapkit.publishing.manifest import MANIFEST_NAME, FileRecord, Manifest
 
 
@@ -64,10 +64,12 @@ def test_pages_then_the_index_then_the_manifest_then_deletions(
     transaction.write("sitemap-a-3.xml", b"<urlset>new</urlset>")
     transaction.publish({"sitemap.xml": b"<sitemapindex>new</sitemapindex>"}, second)
     assert events == [
+        f"save {UNFINISHED}",
         "save sitemap-a-3.xml",
         "save sitemap.xml",
         f"save {MANIFEST_NAME}",
         "delete sitemap-a-2.xml",
+        f"delete {UNFINISHED}",
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "sitemap-a-1.xml",
@@ -87,15 +89,43 @@ def test_a_storage_that_renames_instead_of_overwriting_is_refused(tmp_path: Path
     transaction.write("sitemap-a-1.xml", b"<urlset/>")
     with pytest.raises(PublishError, match=re.escape("storage 'flat' saved 'sitemap-a-1.xml' as")):
         transaction.write("sitemap-a-1.xml", b"<urlset/>")
-    assert [p.name for p in tmp_path.iterdir()] == ["sitemap-a-1.xml"]  # the copy went
+    # The copy went; the marker stays, the file may not be what a manifest says.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [UNFINISHED, "sitemap-a-1.xml"]
 
 
-def test_nothing_to_clean_or_abort(publisher: FlatPublisher, tmp_path: Path) -> None:
+def test_a_build_that_wrote_and_gave_up_leaves_its_marker(
+    publisher: FlatPublisher, tmp_path: Path
+) -> None:
+    transaction = publisher.begin(manifest_for("g1", 1), None)
+    transaction.abort()  # nothing written: nothing to tell
+    assert not publisher.interrupted()
     transaction = publisher.begin(manifest_for("g1", 1), None)
     transaction.write("sitemap-a-1.xml", b"<urlset/>")
     transaction.abort()
     assert publisher.cleanup() == 0
-    assert [p.name for p in tmp_path.iterdir()] == ["sitemap-a-1.xml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [UNFINISHED, "sitemap-a-1.xml"]
+    assert publisher.interrupted()  # the next build writes every file again
+
+
+def test_a_publish_deletes_what_dead_builds_wrote(publisher: FlatPublisher, tmp_path: Path) -> None:
+    for name in ["sitemap-a-7.xml", "sitemap-a-7.xml.gz", "sitemap.xsl", UNFINISHED]:
+        (tmp_path / name).write_bytes(b"left by a killed build")
+    # Not named like a set's files: the project's own.
+    for name in ["robots.txt", "sitemap-notes.xml", "sitemap.xml.bak"]:
+        (tmp_path / name).write_bytes(b"mine")
+    first = manifest_for("g1", 1)
+    transaction = publisher.begin(first, None)
+    transaction.write("sitemap-a-1.xml", b"<urlset/>")
+    transaction.publish({"sitemap.xml": b"<sitemapindex/>"}, first)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "robots.txt",
+        "sitemap-a-1.xml",
+        "sitemap-notes.xml",
+        "sitemap.xml",
+        "sitemap.xml.bak",
+        MANIFEST_NAME,
+    ]
+    assert not publisher.interrupted()
 
 
 def test_the_cache_lock_names_its_holder_and_is_released(publisher: FlatPublisher) -> None:

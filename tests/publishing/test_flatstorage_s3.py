@@ -89,6 +89,7 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
     Article.objects.filter(slug="a12").update(updated_at=T0 + datetime.timedelta(days=5))
     default_site.builder().run()
     assert order == [
+        ".sitemapkit-unfinished",
         "sitemap-testapp-article-2.xml",
         "sitemap-testapp-article-2.xml.gz",
         "sitemap.xml",
@@ -157,3 +158,16 @@ def test_an_edit_is_spliced_on_s3(bucket: Any, monkeypatch: pytest.MonkeyPatch) 
     assert files["sitemap-testapp-article-1.xml"] == fresh.content
     assert files["sitemap-testapp-article-1.xml.gz"] == fresh.gzipped().content
     assert b"2026-06-01T00:00:00+00:00" in fresh.content
+
+
+def test_a_manifest_rewritten_within_its_second_is_read_again(bucket: Any) -> None:
+    """S3 keeps whole seconds: a cached manifest is not taken for the one a build just wrote."""
+    publisher = get_publisher()
+    default_site.builder().run()
+    first = publisher.manifest()
+    Article.objects.filter(slug="a0").update(updated_at=EDITED)
+    default_site.builder().run()  # most often within the same second as the first
+    second = publisher.manifest()
+    assert first is not None and second is not None
+    assert second.generation != first.generation
+    assert second.previous_generation == first.generation
