@@ -3,7 +3,8 @@
 A route writes the whole response itself, so that a test can serve what no
 well-behaved server would: a body dripped a byte at a time, one that never
 ends, a redirect to another host, nothing at all. Every route ends when the
-validator hangs up or the site closes.
+validator hangs up or the site closes. No Django here: benchmarks/ uses it too,
+with the validator run as a process of its own.
 """
 
 from __future__ import annotations
@@ -11,11 +12,16 @@ from __future__ import annotations
 import contextlib
 import http.server
 import itertools
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 Route = Callable[[http.server.BaseHTTPRequestHandler], None]
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Site:
@@ -112,3 +118,24 @@ def urlset_chunks(base: str, count: int | None = None, padding: int = 0) -> Iter
     while block := list(itertools.islice(numbers, 1000)):
         yield "".join(f"<url><loc>{base}/p/{i}{pad}</loc></url>\n" for i in block).encode()
     yield b"</urlset>\n"
+
+
+# Runs its arguments as a process and prints that process's peak RSS (KiB) last on stderr:
+# a child of this small process, not of the test run, so that no memory of the test run
+# (a forked child's, up to its exec) counts.
+_MEASURE = (
+    "import resource, subprocess, sys; status = subprocess.call(sys.argv[1:]); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+    "sys.exit(status)"
+)
+
+
+def validate_in_a_process(*args: str) -> tuple[int, str, float]:
+    """(exit status, stdout, peak RSS in MB) of ``sitemapkit_validate`` run as its own process."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
+    command = [sys.executable, "-m", "django", "sitemapkit_validate", *args]
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *command], cwd=ROOT, env=env, capture_output=True
+    )
+    peak_kib = int(done.stderr.decode().strip().splitlines()[-1])  # KiB on Linux
+    return done.returncode, done.stdout.decode(), peak_kib / 1024
