@@ -57,8 +57,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--xsd-dir",
             metavar="DIR",
-            help="Validate against the XSDs in DIR with lxml (default: $SITEMAPKIT_XSD_DIR; "
-            "without either, the same rules run in Python).",
+            help="Validate against the XSDs in DIR with lxml, which the 'validate' extra installs "
+            "(default: $SITEMAPKIT_XSD_DIR; without either, the same rules run in Python).",
         )
         parser.add_argument(
             "--deadline",
