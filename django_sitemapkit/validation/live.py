@@ -2,9 +2,9 @@
 
 One :class:`Deadline` bounds a whole run (``--deadline``). Each connection
 waits at most :data:`HTTP_TIMEOUT` for any one read, and no longer than the
-time left; a watchdog shuts the connection's socket when the deadline
-passes, so that a server dripping its headers or body a byte at a time
-cannot hold the run either. Redirects are followed on the site's scheme
+time left (Python bounds a whole TLS handshake by that timeout); a watchdog
+shuts the connection's socket when the deadline passes, so that a server
+dripping its headers or body a byte at a time cannot hold the run either. Redirects are followed on the site's scheme
 and host only, at most :data:`MAX_REDIRECTS` of them; one leading
 elsewhere is an ``OffSite`` error, never followed. robots.txt is read once
 per run, up to 500 KiB. What a file holds is bounded by ``bounded.py``.

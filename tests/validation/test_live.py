@@ -8,7 +8,10 @@ index followed for 50,000 files at most.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import socket
+import threading
 import time
 from collections.abc import Iterator
 
@@ -128,6 +131,32 @@ def test_a_site_that_never_finishes_stops_at_the_deadline(site: Site, hostile: s
     # b.xml held the run to its end: c.xml was never asked for.
     assert "/c.xml" not in site.requests
     assert output.endswith(f"{base}/sitemap.xml: 2 file(s), 1 URL(s) checked: 1 problem(s).\n")
+
+
+def test_a_tls_handshake_dripped_stops_at_the_deadline() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    closing = threading.Event()
+
+    def drip() -> None:
+        connection, _ = listener.accept()
+        with connection, contextlib.suppress(OSError):
+            connection.sendall(b"\x16\x03\x03\x40\x00")  # a 16 KiB handshake record follows...
+            while not closing.wait(0.1):
+                connection.sendall(b"\x02")  # ... a byte at a time
+
+    threading.Thread(target=drip, daemon=True).start()
+    url = f"https://127.0.0.1:{listener.getsockname()[1]}/sitemap.xml"
+    started = time.monotonic()
+    try:
+        status, lines = run(url, "--deadline", "1.5")
+    finally:
+        closing.set()
+        listener.close()
+    assert time.monotonic() - started < 1.5 + 5
+    assert (status, lines) == (
+        1,
+        [f"{url}: [fetch] cannot read {url}: the deadline of 1.5 s passed (--deadline)"],
+    )
 
 
 def test_the_deadline_ends_every_set_of_the_run(site: Site) -> None:
