@@ -139,3 +139,28 @@ def test_exit_status_from_the_command_line(good_build: Path, capsys: Any) -> Non
     captured = capsys.readouterr()
     assert "[missing]" in captured.out
     assert "1 problem(s) found." in captured.err
+
+
+@pytest.mark.parametrize("how", ["folder", "built", "rendered"])
+def test_a_set_whose_index_links_the_gz_files_is_valid(
+    how: str, sitemaps: Any, server: str, settings: Any, tmp_path: Path, transactional_db: Any
+) -> None:
+    """Issue #25, acceptance 2: the package's own build with INDEX_LINKS_GZIP = True."""
+    settings.SITEMAPKIT = {
+        **settings.SITEMAPKIT,
+        "BASE_URL": server,
+        "BUILD_DIR": str(tmp_path),
+        "GZIP": True,
+        "INDEX_LINKS_GZIP": True,
+    }
+    register_site()
+    if how == "rendered":
+        Client().get("/sitemap.xml")  # paginate before the server's threads share SQLite
+    else:
+        build()
+    index = Client().get("/sitemap.xml").content.decode()
+    assert f"<loc>{server}/sitemap-pages-1.xml.gz</loc>" in index
+    target = str(tmp_path) if how == "folder" else server + "/sitemap.xml"
+    status, output = validate(target, *xsd_args())
+    assert status == 0, output
+    assert output.endswith(": 6 file(s), 28 URL(s) checked: valid.\n")

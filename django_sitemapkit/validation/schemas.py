@@ -1,6 +1,7 @@
 """The official XSDs, when lxml is installed and a folder holds them.
 
-The package ships no schema: ``--xsd-dir`` or the ``SITEMAPKIT_XSD_DIR``
+The package ships no schema: ``--xsd-dir`` (which needs lxml: the
+``validate`` extra installs it) or the ``SITEMAPKIT_XSD_DIR``
 environment variable names a folder with ``sitemap.xsd`` and
 ``siteindex.xsd`` (and, for pages with image, video, news or hreflang
 entries, a wrapper ``sitemap-all.local.xsd`` importing those schemas; a
@@ -52,7 +53,10 @@ def load_schemas(folder: Path | None) -> Schemas | None:
     if folder is None:
         return None
     if etree is None:
-        raise SchemaError(f"validating against the XSDs of {folder} needs lxml: pip install lxml")
+        raise SchemaError(
+            f"validating against the XSDs of {folder} needs lxml, which is not installed: "
+            "pip install 'django-sitemapkit[validate]' (or pip install lxml)"
+        )
     for name in ("sitemap.xsd", "siteindex.xsd"):
         if not (folder / name).is_file():
             raise SchemaError(f"{folder} has no {name}")

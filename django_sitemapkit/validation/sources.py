@@ -2,27 +2,26 @@
 
 A source knows the absolute URL of its index and opens the file behind any
 URL of the site as a stream (None: no such file); it also knows its
-robots.txt when there is one to check. Live sites are read over HTTP with
-``urllib.request`` only, never leaving the index's scheme and host.
+robots.txt when there is one to check. Live sites are read over HTTP
+(``live.py``).
 """
 
 from __future__ import annotations
 
 import io
 import re
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from django_sitemapkit.publishing.base import Publisher
 from django_sitemapkit.publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
 from django_sitemapkit.publishing.manifest import Manifest
+from django_sitemapkit.validation.bounded import Stream
 
-HTTP_TIMEOUT = 30
-USER_AGENT = "django-sitemapkit sitemapkit_validate"
+# What is read of a robots.txt: Google reads 500 KiB and ignores the rest.
+ROBOTS_MAX_BYTES = 500 * 1024
 # A "Sitemap:" line as robots.txt parsers read it (serving/robots.py writes them).
 _SITEMAP_LINE = re.compile(r"\s*sitemap\s*:\s*([^#]*?)\s*(?:#.*)?", re.IGNORECASE)
 
@@ -31,11 +30,19 @@ class FetchError(Exception):
     """A file exists but cannot be read (an HTTP error other than 404/410, a network error)."""
 
 
+class OffSite(FetchError):
+    """The URL, or a redirect, leads off the site's scheme and host: it is not followed."""
+
+
+class TimeUp(FetchError):
+    """The run's deadline passed: nothing more is read."""
+
+
 class Source(Protocol):
     label: str
     index_url: str
 
-    def open(self, url: str) -> IO[bytes] | None:
+    def open(self, url: str) -> Stream | None:
         """The file at ``url`` (absolute, on the index's site), or None when there is none."""
         ...
 
@@ -46,6 +53,12 @@ class Source(Protocol):
     def robots(self) -> tuple[str, bytes | None] | None:
         """(where, content or None when missing) of the robots.txt to check; None: none known."""
         ...
+
+
+def origin(url: str) -> tuple[str, str]:
+    """A URL's scheme and host (with its port), as the validator compares sites."""
+    parts = urlsplit(url)
+    return parts.scheme, parts.netloc.lower()
 
 
 def directory(url: str) -> str:
@@ -64,7 +77,8 @@ def _read_robots(path: str | None) -> tuple[str, bytes | None] | None:
     if not path:
         return None
     try:
-        return path, Path(path).read_bytes()
+        with Path(path).open("rb") as file:
+            return path, file.read(ROBOTS_MAX_BYTES)
     except FileNotFoundError:
         return path, None
 
@@ -84,7 +98,7 @@ class FolderSource:
     def name(self, url: str) -> str:
         return url.removeprefix(directory(self.index_url)) or url
 
-    def open(self, url: str) -> IO[bytes] | None:
+    def open(self, url: str) -> Stream | None:
         name = url.removeprefix(directory(self.index_url))
         if name == url or not name or ".." in name.split("/") or "?" in name or "#" in name:
             return None
@@ -110,7 +124,7 @@ class PublishedSource:
     def name(self, url: str) -> str:
         return url.removeprefix(directory(self.index_url)) or url
 
-    def open(self, url: str) -> IO[bytes] | None:
+    def open(self, url: str) -> Stream | None:
         name = url.removeprefix(directory(self.index_url))
         if name == url or not name or "/" in name:
             return None
@@ -139,60 +153,3 @@ def folder_source(path: Path, index_url: str, robots_path: str | None) -> Folder
     if (path / CURRENT_LINK).is_dir():
         return FolderSource(path / CURRENT_LINK, index_url, robots_path, str(path))
     return FolderSource(path, index_url, robots_path)
-
-
-@dataclass
-class HttpSource:
-    """A live site over HTTP(S), from its index URL."""
-
-    index_url: str
-    label: str = ""
-    robots_url: str | None = None
-
-    def __post_init__(self) -> None:
-        self.label = self.label or self.index_url
-        parts = urlsplit(self.index_url)
-        self.robots_url = self.robots_url or f"{parts.scheme}://{parts.netloc}/robots.txt"
-
-    def name(self, url: str) -> str:
-        return url
-
-    def open(self, url: str) -> IO[bytes] | None:
-        return fetch(url)
-
-    def robots(self) -> tuple[str, bytes | None] | None:
-        assert self.robots_url is not None
-        response = fetch(self.robots_url)
-        if response is None:
-            return self.robots_url, None
-        with response:
-            return self.robots_url, response.read()
-
-
-def fetch(url: str) -> IO[bytes] | None:
-    """The response for ``url`` as a stream; None on 404/410. Raises FetchError."""
-    if urlsplit(url).scheme not in ("http", "https"):
-        raise FetchError(f"not an http(s) URL: {url}")
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-    try:
-        return urllib.request.urlopen(request, timeout=HTTP_TIMEOUT)  # type: ignore[no-any-return]
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        if exc.code in (404, 410):
-            return None
-        raise FetchError(f"HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise FetchError(str(getattr(exc, "reason", exc))) from None
-
-
-def is_robots_url(url: str) -> bool:
-    """Whether a URL names a site (its root) or its robots.txt rather than a sitemap."""
-    path = urlsplit(url).path
-    return path in ("", "/") or path.endswith("/robots.txt")
-
-
-def robots_target(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.path.endswith("/robots.txt"):
-        return url
-    return f"{parts.scheme}://{parts.netloc}/robots.txt"

@@ -28,15 +28,13 @@ from django_sitemapkit.publishing.localfolder import LocalPublisher
 from django_sitemapkit.publishing.prefixed import PrefixedStorage
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, selected_sites
+from django_sitemapkit.validation.live import Deadline, HttpSource, read_robots, robots_url
 from django_sitemapkit.validation.sources import (
     FetchError,
-    HttpSource,
     Source,
-    fetch,
     folder_source,
-    is_robots_url,
+    origin,
     published_source,
-    robots_target,
     sitemap_lines,
 )
 
@@ -49,22 +47,31 @@ def is_url(target: str) -> bool:
     return urlsplit(target).scheme in ("http", "https")
 
 
-def live_sources(url: str) -> list[Source]:
-    """The live site at ``url``: from its robots.txt, or from the sitemap ``url`` names."""
+def is_robots_url(url: str) -> bool:
+    """Whether a URL names a site (its root) or its robots.txt rather than a sitemap."""
+    path = urlsplit(url).path
+    return path in ("", "/") or path.endswith("/robots.txt")
+
+
+def live_sources(url: str, deadline: Deadline) -> list[Source]:
+    """The live site at ``url``: from its robots.txt (read once), or from the sitemap ``url`` names.
+
+    Every index robots.txt names is checked on robots.txt's own scheme and host.
+    """
     if not is_robots_url(url):
-        return [HttpSource(url)]
-    robots = robots_target(url)
+        return [HttpSource(url, deadline)]
+    robots = robots_url(url)
+    site = origin(robots)
     try:
-        response = fetch(robots)
+        read = read_robots(robots, deadline, site)
     except FetchError as exc:
         raise TargetError(f"cannot read {robots}: {exc}") from None
-    if response is None:
+    if read[1] is None:
         raise TargetError(f"{robots} does not exist: name the sitemap URL instead.")
-    with response:
-        listed = sitemap_lines(response.read())
+    listed = sitemap_lines(read[1])
     if not listed:
         raise TargetError(f"{robots} has no Sitemap line: crawlers cannot find the sitemaps.")
-    return [HttpSource(index, robots_url=robots) for index in dict.fromkeys(listed)]
+    return [HttpSource(index, deadline, site, read) for index in dict.fromkeys(listed)]
 
 
 def _index_path() -> str:

@@ -6,7 +6,8 @@ hash. The structure rules of the schemas (root element and namespace, the
 entry's children and their order, required ``<loc>``, the values of
 ``values.py``) run in Python on every file; with schemas at hand, lxml
 validates the file against them as it streams too. A file gets one
-``xml`` or ``schema`` finding at most: its first problem.
+``xml`` or ``schema`` finding at most: its first problem. The protocol
+wants UTF-8: a file in any other encoding is reported, and not parsed.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, cast
+from typing import Any, cast
 
-from django_sitemapkit.protocol.writer import SITEMAP_NS
+from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, SITEMAP_NS
 from django_sitemapkit.validation import values
+from django_sitemapkit.validation.bounded import Readable
 from django_sitemapkit.validation.schemas import SchemaCheck, Schemas
 
 _NS = f"{{{SITEMAP_NS}}}"
@@ -35,6 +37,8 @@ _CHECKS: dict[str, Callable[[str], str | None]] = {
 }
 # The root element's name, found in the first bytes to pick the schema.
 _ROOT = re.compile(rb"<(?:[\w.-]+:)?(urlset|sitemapindex)[\s>/]")
+# The encoding the XML declaration names (after a UTF-8 byte order mark, if any).
+_ENCODING = re.compile(rb"(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?\bencoding\s*=\s*[\"']([^\"']*)[\"']")
 _PEEK_BYTES = 65_536
 _CHUNK = 1 << 20
 
@@ -61,7 +65,7 @@ class Scan:
 class HashingReader:
     """``stream``, counting and hashing the bytes read through it."""
 
-    def __init__(self, stream: IO[bytes], head: bytes = b"") -> None:
+    def __init__(self, stream: Readable, head: bytes = b"") -> None:
         self.stream = stream
         self.head = head
         self.size = 0
@@ -184,17 +188,27 @@ class _Structure:
 
 
 def scan(
-    stream: IO[bytes], on_entry: Callable[[Entry], None], schemas: Schemas | None = None
+    stream: Readable, on_entry: Callable[[Entry], None], schemas: Schemas | None = None
 ) -> Scan:
     """Read ``stream`` to its end, calling ``on_entry`` per entry with a ``<loc>``."""
     result = Scan()
     head = stream.read(_PEEK_BYTES)
     reader = HashingReader(stream, head)
     structure = _Structure(result, on_entry)
+    not_utf8 = _encoding_problem(head)
     match = _ROOT.search(head)
-    check = None
-    if schemas is not None and match is not None:
-        check = SchemaCheck(schemas.for_root(match.group(1).decode()))
+    if not_utf8 is not None:
+        structure.fail("xml", not_utf8)
+    else:
+        kind = match.group(1).decode() if match is not None else None
+        check = SchemaCheck(schemas.for_root(kind)) if schemas is not None and kind else None
+        _parse(reader, structure, check)
+    reader.drain()
+    result.size, result.sha256 = reader.size, reader.hash.hexdigest()
+    return result
+
+
+def _parse(reader: HashingReader, structure: _Structure, check: SchemaCheck | None) -> None:
     parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     try:
         while chunk := reader.read(_CHUNK):
@@ -202,17 +216,27 @@ def scan(
             _events(parser, structure)
             if check is not None:
                 check.feed(chunk)
+        if reader.size > MAX_BYTES_PER_FILE:
+            return  # read up to the protocol's cap only: the file's end is not reached
         parser.close()
         _events(parser, structure)
-    except (ET.ParseError, LookupError) as exc:  # LookupError: an unknown encoding
+    except (ET.ParseError, LookupError, ValueError) as exc:  # an encoding expat cannot read
         structure.fail("xml", f"not well-formed XML: {exc}")
-    reader.drain()
     if check is not None:
         check.feed(None)
         if check.problem is not None:
             structure.fail(*check.problem)
-    result.size, result.sha256 = reader.size, reader.hash.hexdigest()
-    return result
+
+
+def _encoding_problem(head: bytes) -> str | None:
+    """What says the file is not UTF-8, as the protocol wants: a declaration, or zero bytes."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head[:4]:
+        return "not UTF-8 (UTF-16 or UTF-32): sitemaps must be UTF-8"
+    match = _ENCODING.match(head)
+    if match is not None and match.group(1).lower() != b"utf-8":
+        name = match.group(1).decode("ascii", "replace")[:40]
+        return f"declares the encoding {name!r}: sitemaps must be UTF-8"
+    return None
 
 
 def _events(parser: ET.XMLPullParser[ET.Element], structure: _Structure) -> None:

@@ -6,17 +6,21 @@ import datetime
 import gzip
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import django_sitemapkit as sitemapkit
 from django_sitemapkit.validation.findings import RULES, Report
 from django_sitemapkit.validation.rules import validate_set
 from django_sitemapkit.validation.sources import FolderSource
+from tests.testapp.models import Event
 from tests.validation.builds import (
     BASE,
     NS,
+    build,
     finding_lines,
     unshare,
     validate,
@@ -104,6 +108,29 @@ def test_a_duplicate_url_across_two_files(good_build: Path, rules: list[str]) ->
     edit(page, second.group(0), first.group(0))
     line = one_finding(rules, "duplicate", page.name)
     assert f"{first.group(1)} is listed twice (also in sitemap-testapp-article-1.xml)" in line
+
+
+def test_a_row_whose_url_is_a_static_page_s(
+    sitemaps: Any, settings: Any, tmp_path: Path, rules: list[str]
+) -> None:
+    """Issue #24, defect 12: a URL listed in two files of the set, by two sections."""
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+    sitemapkit.register(Event)
+
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home", "about"]
+
+    Event.objects.create(url="/about/")
+    build()
+    status, output = validate(*rules)
+    assert (status, finding_lines(output)) == (
+        1,
+        [
+            f"sitemap-pages-1.xml: [duplicate] {BASE}/about/ is listed twice "
+            "(also in sitemap-testapp-event-1.xml) (entry 2)"
+        ],
+    )
 
 
 def test_a_file_of_50001_urls(good_build: Path, rules: list[str]) -> None:

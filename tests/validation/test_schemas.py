@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from django_sitemapkit.validation.schemas import SchemaError, load_schemas, schema_folder
+from tests.validation.servers import ROOT
 from tests.xsd import xsd_dirs
 
 
@@ -36,3 +40,28 @@ def test_the_schemas_at_hand() -> None:
         assert schemas is not None
         assert schemas.for_root("urlset") is schemas.urlset
         assert schemas.for_root("sitemapindex") is schemas.sitemapindex
+
+
+# manage.py sitemapkit_validate, in a Python where lxml cannot be imported.
+_WITHOUT_LXML = (
+    "import runpy, sys; sys.modules['lxml'] = None; "
+    "sys.argv = ['django', 'sitemapkit_validate', *sys.argv[1:]]; "
+    "runpy.run_module('django', run_name='__main__')"
+)
+
+
+def test_xsd_dir_without_lxml_says_how_to_install_it(tmp_path: Path) -> None:
+    """Issue #24, defect 11: the ``validate`` extra installs what ``--xsd-dir`` needs."""
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_LXML, "--xsd-dir", str(tmp_path)],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"CommandError: validating against the XSDs of {tmp_path} needs lxml, which is not "
+        "installed: pip install 'django-sitemapkit[validate]' (or pip install lxml)\n"
+    )

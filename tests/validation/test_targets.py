@@ -5,15 +5,17 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.validation.sources import FolderSource, HttpSource
+from django_sitemapkit.validation.live import Deadline, HttpSource
+from django_sitemapkit.validation.sources import FolderSource
 from django_sitemapkit.validation.targets import (
     TargetError,
+    is_robots_url,
     is_url,
     live_sources,
     path_source,
     published_sources,
 )
-from tests.validation.test_sources import http_site  # noqa: F401 -- the fixture
+from tests.validation.servers import Site
 
 
 def test_is_url() -> None:
@@ -22,21 +24,29 @@ def test_is_url() -> None:
     assert not is_url("ftp://a.example/")
 
 
-def test_a_live_site_from_its_robots_txt(http_site: Any) -> None:  # noqa: F811
-    base, files = http_site
+def test_is_robots_url() -> None:
+    assert is_robots_url("https://a.example")
+    assert is_robots_url("https://a.example/")
+    assert is_robots_url("https://a.example/robots.txt")
+    assert not is_robots_url("https://a.example/sitemap.xml")
+
+
+def test_a_live_site_from_its_robots_txt(site: Site) -> None:
+    base, deadline = site.url, Deadline(30)
     with pytest.raises(TargetError, match="does not exist"):
-        live_sources(base)
-    files["/robots.txt"] = (200, b"User-agent: *\n")
+        live_sources(base, deadline)
+    site.serve("/robots.txt", b"User-agent: *\n")
     with pytest.raises(TargetError, match="has no Sitemap line"):
-        live_sources(base + "/")
-    files["/robots.txt"] = (
-        200,
-        f"Sitemap: {base}/a.xml\nSitemap: {base}/b.xml\nSitemap: {base}/a.xml\n".encode(),
-    )
-    sources = live_sources(base + "/robots.txt")
+        live_sources(base + "/", deadline)
+    robots = f"Sitemap: {base}/a.xml\nSitemap: {base}/b.xml\nSitemap: {base}/a.xml\n".encode()
+    site.serve("/robots.txt", robots)
+    sources = live_sources(base + "/robots.txt", deadline)
     assert [s.index_url for s in sources] == [f"{base}/a.xml", f"{base}/b.xml"]
-    assert all(isinstance(s, HttpSource) and s.robots_url == f"{base}/robots.txt" for s in sources)
-    (single,) = live_sources(base + "/news.xml")
+    assert all(isinstance(s, HttpSource) for s in sources)
+    # Read once for every index it names.
+    assert [s.robots() for s in sources] == [(f"{base}/robots.txt", robots)] * 2
+    assert site.requests.count("/robots.txt") == 3
+    (single,) = live_sources(base + "/news.xml", deadline)
     assert single.index_url == base + "/news.xml"
 
 

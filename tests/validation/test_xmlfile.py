@@ -123,9 +123,35 @@ def test_entities_are_not_expanded() -> None:
     assert entries == []
 
 
-def test_an_unknown_encoding() -> None:
-    result, _ = run(urlset("").replace(b'version="1.0"', b'version="1.0" encoding="TF-8"'))
-    assert result.problem == ("xml", "not well-formed XML: unknown encoding: TF-8", "")
+@pytest.mark.parametrize(
+    ("declared", "codec"),
+    [("TF-8", "utf-8"), ("Shift_JIS", "shift_jis"), ("UTF-7", "utf-7"), ("ISO-8859-1", "latin-1")],
+)
+def test_a_declared_encoding_other_than_utf8(declared: str, codec: str) -> None:
+    text = (
+        f'<?xml version="1.0" encoding="{declared}"?><urlset xmlns="{NS}"><url>{LOC}</url></urlset>'
+    )
+    result, entries = run(text.encode(codec))
+    message = f"declares the encoding {declared!r}: sitemaps must be UTF-8"
+    assert (result.problem, entries) == (("xml", message, ""), [])
+    assert result.size == len(text.encode(codec))
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32", "utf-32-le"])
+def test_utf16_and_utf32_with_or_without_a_declaration(codec: str) -> None:
+    for declaration in ("", f'<?xml version="1.0" encoding="{codec.upper()}"?>'):
+        result, entries = run(
+            f'{declaration}<urlset xmlns="{NS}"><url>{LOC}</url></urlset>'.encode(codec)
+        )
+        assert result.problem == ("xml", "not UTF-8 (UTF-16 or UTF-32): sitemaps must be UTF-8", "")
+        assert entries == []
+
+
+@pytest.mark.parametrize("declaration", ['<?xml version="1.0" encoding="utf-8"?>', "\ufeff"])
+def test_utf8_declared_in_any_case_or_by_its_byte_order_mark(declaration: str) -> None:
+    result, entries = run(f'{declaration}<urlset xmlns="{NS}"><url>{LOC}</url></urlset>'.encode())
+    assert result.problem is None
+    assert len(entries) == 1
 
 
 @given(st.binary(max_size=300))

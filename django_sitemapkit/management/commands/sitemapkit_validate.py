@@ -1,12 +1,14 @@
 """``manage.py sitemapkit_validate [PATH | URL]``: check a published set or a live site.
 
 Exit status 0 when every file is right, 1 with findings (one line each, or
-``--format json``) or when there is nothing to check. The checks live in
+``--format json``) or when there is nothing to check. A live site is read
+within ``--deadline`` seconds. The checks live in
 ``django_sitemapkit.validation``.
 """
 
 from __future__ import annotations
 
+from argparse import ArgumentTypeError
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.management.siteoption import add_site_option
 from django_sitemapkit.validation.findings import Report
+from django_sitemapkit.validation.live import DEFAULT_DEADLINE, Deadline
 from django_sitemapkit.validation.report import as_json, as_text
 from django_sitemapkit.validation.rules import validate_set
 from django_sitemapkit.validation.schemas import SchemaError, load_schemas, schema_folder
@@ -54,8 +57,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--xsd-dir",
             metavar="DIR",
-            help="Validate against the XSDs in DIR with lxml (default: $SITEMAPKIT_XSD_DIR; "
-            "without either, the same rules run in Python).",
+            help="Validate against the XSDs in DIR with lxml, which the 'validate' extra installs "
+            "(default: $SITEMAPKIT_XSD_DIR; without either, the same rules run in Python).",
+        )
+        parser.add_argument(
+            "--deadline",
+            metavar="SECONDS",
+            type=_seconds,
+            default=DEFAULT_DEADLINE,
+            help="For a live site (URL): the most the whole run may take; what is not read by "
+            f"then is reported unchecked (default: {DEFAULT_DEADLINE:g}).",
         )
         parser.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -79,7 +90,17 @@ class Command(BaseCommand):
     def sources(self, options: dict[str, Any]) -> list[Source]:
         target = options["target"]
         if target and is_url(target):
-            return live_sources(target)
+            return live_sources(target, Deadline(options["deadline"]))
         if target:
             return [path_source(Path(target), options["base_url"], options["robots"])]
         return published_sources(options["storage"], options["sites"], options["robots"])
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise ArgumentTypeError(f"not a positive number of seconds: {value!r}")
+    return seconds
