@@ -90,7 +90,9 @@ class SitemapSite:
 
     def unregister(self, model_or_section: type[models.Model] | str) -> None:
         """Remove the section of that name, or every section of that model."""
-        names = [n for n, sitemap in self._registry.items() if model_or_section in (n, sitemap.model)]
+        names = [
+            n for n, sitemap in self._registry.items() if model_or_section in (n, sitemap.model)
+        ]
         if not names:
             raise NotRegistered(f"{_describe(model_or_section)} is not registered.")
         for name in names:

@@ -25,6 +25,7 @@ from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.sections import page_summaries
 from django_sitemapkit.engine.sections import render_page as render_section_page
+from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.locations import LocationBuilder
@@ -195,7 +196,7 @@ def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections)
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
-    with rendering_language(), rendering_site(site_of(sitemaps)):
+    with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
         page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
     if page.pages_changed:
         sitemaps.pages_changed(section)
@@ -272,6 +273,6 @@ def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
 
 def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
     """The index as the database has it now: one entry per non-empty page."""
-    with rendering_language(), rendering_site(site_of(sitemaps)):
+    with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
         entries = index_entries(base_url=base_url, sitemaps=sitemaps)
         return write_index(entries, base_url=base_url, namespace=sitemaps.name)
