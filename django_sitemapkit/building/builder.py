@@ -140,6 +140,7 @@ class Builder:
                         base_url=self.base_url,
                         namespace=self.sitemaps.name,
                         full=self.full,
+                        started=self.started,
                     )
             except BaseException:
                 if transaction is not None:

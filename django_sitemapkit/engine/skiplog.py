@@ -28,10 +28,10 @@ class _SkipLog:
     """The skips of one render: those logged, and each section's warnings."""
 
     def __init__(self) -> None:
-        self.seen: set[tuple[str, str, str]] = set()
-        self.warnings: Counter[str] = Counter()
+        self.seen: set[tuple[str | None, str, str]] = set()
+        self.warnings: Counter[str | None] = Counter()
 
-    def report(self, section: str, item: str, reason: str, quiet: bool) -> None:
+    def report(self, section: str | None, item: str, reason: str, quiet: bool) -> None:
         key = (section, item, reason)
         if key in self.seen:
             return
@@ -70,7 +70,7 @@ def one_render() -> Iterator[None]:
         log.close()
 
 
-def log_skip(section: str, item: str, reason: str, *, quiet: bool = False) -> None:
+def log_skip(section: str | None, item: str, reason: str, *, quiet: bool = False) -> None:
     """Log that ``item`` of ``section`` was skipped for ``reason`` (at debug level when
     ``quiet``: expected), once per render."""
     log = _current.get()
@@ -80,7 +80,7 @@ def log_skip(section: str, item: str, reason: str, *, quiet: bool = False) -> No
         log.report(section, item, reason, quiet)
 
 
-def _log(section: str, item: str, reason: str, quiet: bool) -> None:
+def _log(section: str | None, item: str, reason: str, quiet: bool) -> None:
     logger.log(
         logging.DEBUG if quiet else logging.WARNING,
         "Sitemap section %r: %s %s: %s.",
