@@ -6,6 +6,7 @@ instances (``GenericSitemap``) register as they are (compat.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
 from django.db import models
@@ -43,6 +44,25 @@ def default_section_name(model: type[models.Model]) -> str:
     """
     opts = model._meta
     return f"{opts.app_label}-{opts.model_name}".lower().replace("_", "-")
+
+
+def check_free(
+    registry: Mapping[str, Sitemap], model: type[models.Model], section: str | None
+) -> None:
+    """Raise AlreadyRegistered when ``model`` has section ``section`` (default: its default) already.
+
+    A model may have several sections, under several names; a section of
+    that name listing something else is E007 instead (a check, not an
+    import error).
+    """
+    name = section or default_section_name(model)
+    taken = registry.get(name)
+    if taken is not None and taken.model is model:
+        raise AlreadyRegistered(
+            f"The model {model._meta.label} is already registered as section {name!r}. "
+            f"To list it in a second section as well, give that section another name: "
+            f"register({model.__name__}, section='<another name>')."
+        )
 
 
 class Registration:

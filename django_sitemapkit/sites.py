@@ -22,11 +22,7 @@ from django_sitemapkit.building.builder import Builder
 from django_sitemapkit.building.result import BuildResult, Progress
 from django_sitemapkit.engine.rendering import URL_NAMESPACE
 from django_sitemapkit.publishing.base import Publisher
-from django_sitemapkit.registration import (
-    AlreadyRegistered,
-    NotRegistered,
-    Registration,
-)
+from django_sitemapkit.registration import NotRegistered, Registration, check_free
 from django_sitemapkit.serving import routes
 from django_sitemapkit.serving.cache import invalidate_sections
 from django_sitemapkit.serving.invalidation import target_sections
@@ -67,12 +63,14 @@ class SitemapSite:
         ``register(Tag)`` registers a plain ModelSitemap for every row of Tag
         at once. ``@register(Article)`` above a ModelSitemap subclass replaces
         that default with the class, and ``@register(section="pages")`` above
-        any Sitemap subclass registers it under that name.
+        any Sitemap subclass registers it under that name. A model may have
+        several sections: ``register(Photo, section="photo-news")`` beside
+        ``register(Photo)``.
         """
         if model is None and sitemap_class is None and section is None:
             raise TypeError("register() needs a model, a sitemap class or section=.")
-        if model is not None and self.is_registered(model):
-            raise AlreadyRegistered(f"The model {model._meta.label} is already registered.")
+        if model is not None and sitemap_class is None:
+            check_free(self._registry, model, section)
         registration = Registration(self, model, section)
         if sitemap_class is not None:
             registration(sitemap_class)
@@ -91,10 +89,14 @@ class SitemapSite:
             self.register(sitemap_class=sitemap, section=name)
 
     def unregister(self, model_or_section: type[models.Model] | str) -> None:
-        name = self._find(model_or_section)
-        if name is None:
+        """Remove the section of that name, or every section of that model."""
+        names = [
+            n for n, sitemap in self._registry.items() if model_or_section in (n, sitemap.model)
+        ]
+        if not names:
             raise NotRegistered(f"{_describe(model_or_section)} is not registered.")
-        del self._registry[name]
+        for name in names:
+            del self._registry[name]
 
     def is_registered(self, model_or_section: type[models.Model] | str) -> bool:
         return self._find(model_or_section) is not None

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.engine.rendering import empty_site_file
 from django_sitemapkit.models import SitemapPage
 from django_sitemapkit.sites import site as default_site
 from tests.perrow import PerRow
@@ -147,24 +148,21 @@ def store(events: list[tuple[str, datetime.date | None]], articles: list[Any]) -
     return stored
 
 
-def served_pages(client: Client) -> dict[str, bytes | None]:
+def served_pages(client: Client) -> dict[str, bytes]:
     """Every page file the live views list, checked as a crawler would.
 
-    None stands for a page that answers 404: the live index counts rows
-    without rendering them, so it lists a page whose every row is skipped
-    (the build, which renders it, leaves it out).
+    A page whose every row is skipped is listed too (the live index counts
+    rows without rendering them) and answers with the empty site's file, the
+    home page; the build, which renders it, leaves it out.
     """
     response = client.get("/sitemap.xml")
     assert response.status_code == 200
-    pages: dict[str, bytes | None] = {}
+    pages: dict[str, bytes] = {}
     for loc, _lastmod in parse_index(response.content):
         path = path_of(loc)
         page = client.get(path)
         gz = client.get(path + ".gz")
-        assert page.status_code == gz.status_code in (200, 404), path
-        if page.status_code == 404:
-            pages[path.lstrip("/")] = None
-            continue
+        assert page.status_code == gz.status_code == 200, path
         assert gzip.decompress(gz.content) == page.content
         pages[path.lstrip("/")] = page.content
     return pages
@@ -215,8 +213,7 @@ def test_every_file_is_valid_and_accounts_for_every_item(
         stored = store(events, articles)
         served = served_pages(Client())
         for content in served.values():
-            if content is not None:
-                check_file(content)
+            check_file(content)
 
         result = default_site.builder(full=True).run()
         folder = Path(build_dir) / "current"
@@ -228,5 +225,8 @@ def test_every_file_is_valid_and_accounts_for_every_item(
         assert sum(check_file(content) for content in built.values()) == result.urls
         # Listed plus skipped is every item: one row per section it is in.
         assert result.urls + result.skipped == len(events) + 2 * stored + len(site.entries)
-        # Builds and views give the same bytes, and leave out the same pages.
-        assert built == {name: content for name, content in served.items() if content}
+        # Builds and views give the same bytes; a page the build leaves out (every row
+        # skipped) is served as the empty site's file.
+        assert built == {name: content for name, content in served.items() if name in built}
+        placeholder = empty_site_file(base_url="https://www.example.com").content
+        assert all(content == placeholder for n, content in served.items() if n not in built)

@@ -49,6 +49,37 @@ def test_register_twice_raises(sitemaps: Any) -> None:
         sitemapkit.register(Tag)
 
 
+@pytest.mark.django_db
+def test_a_model_registers_in_a_second_section_by_the_obvious_call(
+    sitemaps: Any, client: Any
+) -> None:
+    Tag.objects.create(slug="django")
+    sitemapkit.register(Tag)
+    sitemapkit.register(Tag, section="tag-archive")
+    assert sitemaps.sections() == ["testapp-tag", "tag-archive"]
+    assert sitemaps["tag-archive"].model is Tag
+    # Both are served, each listing the model's rows.
+    for name in sitemaps.sections():
+        assert client.get(f"/sitemap-{name}-1.xml").status_code == 200
+    # A section name the model has already is refused, saying how to add another.
+    with pytest.raises(AlreadyRegistered) as raised:
+        sitemapkit.register(Tag, section="tag-archive")
+    assert str(raised.value) == (
+        "The model testapp.Tag is already registered as section 'tag-archive'. To list it "
+        "in a second section as well, give that section another name: "
+        "register(Tag, section='<another name>')."
+    )
+    # unregister(model) removes every section of the model.
+    sitemaps.unregister(Tag)
+    assert sitemaps.sections() == []
+
+
+def test_a_second_section_under_a_taken_name_is_still_e007(sitemaps: Any) -> None:
+    sitemapkit.register(Author, section="people")
+    sitemapkit.register(Tag, section="people")
+    assert "sitemapkit.E007" in [m.id for m in sitemaps.check()]
+
+
 def test_unregister(sitemaps: Any) -> None:
     sitemapkit.register(Tag)
     sitemaps.unregister(Tag)

@@ -58,6 +58,10 @@ def test_lastmod_field_names_another_field_and_dates_stay_dates(sitemaps: Any) -
     first, second = urls("testapp-event")
     assert first.lastmod == "2026-05-01"
     assert second.lastmod is None
+    # A page holding an undated row is announced without lastmod, as contrib's index.
+    [(_loc, lastmod)] = parse_index(render_index(base_url=BASE, sitemaps=site).content)
+    assert lastmod is None
+    Event.objects.filter(modified=None).update(modified=datetime.date(2026, 4, 1))
     # The index writes full datetimes, midnight of that same day.
     [(_loc, lastmod)] = parse_index(render_index(base_url=BASE, sitemaps=site).content)
     assert lastmod == "2026-05-01T00:00:00+00:00"

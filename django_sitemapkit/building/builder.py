@@ -37,6 +37,7 @@ from django_sitemapkit.engine.rendering import (
     make_context,
     stylesheet_href,
 )
+from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.notifying.changes import announce, watch
 from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
@@ -111,7 +112,12 @@ class Builder:
                 f"{', '.join(self.sitemaps.sections()) or 'none'}."
             )
         self._start = start = time.perf_counter()
-        with self.publisher.lock(wait=wait), rendering_language(), rendering_site(self.site):
+        with (
+            self.publisher.lock(wait=wait),
+            rendering_language(),
+            rendering_site(self.site),
+            one_render(),
+        ):
             result = BuildResult(dry_run=self.dry_run)
             if not self.dry_run:
                 result.cleaned = self.publisher.cleanup()
@@ -140,6 +146,7 @@ class Builder:
                         base_url=self.base_url,
                         namespace=self.sitemaps.name,
                         full=self.full,
+                        started=self.started,
                     )
             except BaseException:
                 if transaction is not None:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import datetime
+
 from django_sitemapkit.building.pagefiles import sha256
-from django_sitemapkit.building.result import BuildError, BuildResult
+from django_sitemapkit.building.result import BuildResult
 from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rendering import IndexEntry, write_index
+from django_sitemapkit.engine.rendering import (
+    IndexEntry,
+    RenderedFile,
+    empty_site_file,
+    write_index,
+)
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
 from django_sitemapkit.publishing.base import Transaction
 from django_sitemapkit.publishing.manifest import Manifest
@@ -21,6 +28,7 @@ def publish_index(
     base_url: str,
     namespace: str,
     full: bool,
+    started: datetime.datetime,
 ) -> None:
     """Write the index of ``manifest``'s pages and publish the set, unless nothing changed
     (and the build is not ``full``)."""
@@ -31,11 +39,10 @@ def publish_index(
             namespace=namespace,
         )
     except PageNotFound:
-        raise BuildError("No section has a URL to list: nothing to publish.") from None
+        # No section has a URL yet: what the views serve then (see there).
+        index = empty_site_file(base_url=base_url, namespace=namespace)
     manifest.index_sha256 = sha256(index.content)
-    manifest.index_lastmod = (
-        None if index.last_modified is None else index.last_modified.isoformat()
-    )
+    manifest.index_lastmod = _index_lastmod(index, previous, manifest.index_sha256, started)
     index_files = {INDEX_NAME: index.content}
     if manifest.gzip:
         index_files[INDEX_NAME + ".gz"] = index.gzipped().content
@@ -64,3 +71,23 @@ def publish_index(
             index_files[STYLESHEET_NAME] = stylesheet_bytes()
         transaction.publish(index_files, manifest)
         result.published = True
+
+
+def _index_lastmod(
+    index: RenderedFile, previous: Manifest | None, digest: str, started: datetime.datetime
+) -> str | None:
+    """The index's Last-Modified: its newest entry's lastmod, None when an entry has none.
+
+    When its bytes changed while that did not move forward (a page added
+    with older rows, or gone), the build's own time: a client that holds
+    the old index must never be told it is current.
+    """
+    if previous is not None and previous.index_sha256 == digest:
+        return previous.index_lastmod
+    newest = index.last_modified
+    if newest is None:
+        return None
+    before = None if previous is None else previous.index_lastmod
+    if before is None or newest > datetime.datetime.fromisoformat(before):
+        return newest.isoformat()
+    return started.isoformat()

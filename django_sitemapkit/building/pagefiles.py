@@ -238,12 +238,14 @@ class PageFiles:
     def _announced_lastmod(
         self, page: RenderedPage, before: FileRecord | None, same_bytes: bool
     ) -> str | None:
-        newest = page.lastmod
-        if before is None:
-            return None if newest is None else newest.isoformat()
-        if same_bytes:
+        if before is not None and same_bytes:
             return before.lastmod
-        previous = before.lastmod_value()
+        if not page.every_entry_dated:
+            # The newest of some entries would not move when the others change
+            # (as the live index and views, and contrib, announce none then).
+            return None
+        newest = page.lastmod
+        previous = None if before is None else before.lastmod_value()
         if newest is not None and (previous is None or newest > previous):
             return newest.isoformat()
         # The bytes changed but no row says so (a deletion, an unpublished

@@ -14,6 +14,7 @@ from django_sitemapkit.engine.extensions import (
     max_entries,
     namespaces,
 )
+from django_sitemapkit.engine.skiplog import log_skip
 from django_sitemapkit.engine.urltemplates import UrlTemplate
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
@@ -252,14 +253,7 @@ class EntryFactory:
     def skip(self, item: Any, reason: str, *, quiet: bool = False) -> None:
         """Count ``item`` as skipped, and log why (at debug level when ``quiet``: expected)."""
         self.skipped += 1
-        logger.log(
-            logging.DEBUG if quiet else logging.WARNING,
-            "Sitemap section %r: %s %s: %s.",
-            self.sitemap.section,
-            "left out" if quiet else "skipped",
-            self.access.describe(item),
-            reason,
-        )
+        log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
 
 
 def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Max, QuerySet
+from django.db.models import Count, Max, QuerySet
 
 from django_sitemapkit.engine.alternates import LanguageEntries
 from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
@@ -45,8 +46,8 @@ def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary
     if not isinstance(items, QuerySet):
         cuts = list_cuts(sitemap, context, items)
         return [
-            PageSummary(number=number, count=end - start, lastmod=lastmod)
-            for number, (start, end, lastmod) in enumerate(cuts, start=1)
+            PageSummary(number, cut.end - cut.start, cut.newest, undated=cut.undated)
+            for number, cut in enumerate(cuts, start=1)
         ]
     queryset = ordered(items)
     per_page = rows_per_page(sitemap)
@@ -54,7 +55,12 @@ def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary
     numbers = range(1, -(-count // per_page) + 1)
     lastmods = _slice_lastmods(sitemap, queryset, per_page, len(numbers), context)
     return [
-        PageSummary(number, min(per_page, count - (number - 1) * per_page), lastmods[number - 1])
+        PageSummary(
+            number,
+            min(per_page, count - (number - 1) * per_page),
+            lastmods[number - 1][0],
+            undated=lastmods[number - 1][1],
+        )
         for number in numbers
     ]
 
@@ -73,58 +79,74 @@ def page_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
     cuts = list_cuts(sitemap, context, items)
     if not 1 <= number <= len(cuts):
         raise PageNotFound(number)
-    start, end, _lastmod = cuts[number - 1]
-    for index in range(start, end):
+    cut = cuts[number - 1]
+    for index in range(cut.start, cut.end):
         yield index, items[index]
 
 
 def _slice_lastmods(
     sitemap: Sitemap, queryset: QuerySet[Any], per_page: int, pages: int, context: RenderContext
-) -> list[Lastmod | None]:
-    """The newest lastmod of each page of a QuerySet section."""
+) -> list[tuple[Lastmod | None, bool]]:
+    """The newest lastmod of each page of a QuerySet section, and whether an item has none."""
     lastmod = sitemap.lastmod
     if not callable(lastmod):
-        return [lastmod] * pages
+        return [(lastmod, lastmod is None)] * pages
     date_field = getattr(sitemap, "date_field", None)
     if isinstance(date_field, str):
         # GenericSitemap's date_field: one aggregate per page, in SQL.
-        return [
-            queryset[(n - 1) * per_page : n * per_page].aggregate(newest=Max(date_field))["newest"]
-            for n in range(1, pages + 1)
+        slices = [queryset[(n - 1) * per_page : n * per_page] for n in range(1, pages + 1)]
+        figures = [
+            page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
+            for page in slices
         ]
+        return [(f["newest"], f["dated"] < f["rows"]) for f in figures]
     newest: list[Lastmod | None] = [None] * pages
+    undated = [False] * pages
     for position, item in enumerate(queryset.iterator(chunk_size=CHUNK_SIZE)):
+        page = position // per_page
         try:
             value = lastmod(item)
-            page = position // per_page
             newest[page] = later(newest[page], value, context.tz)
         except Exception:  # rendering the page logs what is wrong with it
-            continue
-    return newest
+            value = None
+        undated[page] = undated[page] or value is None
+    return list(zip(newest, undated, strict=True))
 
 
-def list_cuts(
-    sitemap: Sitemap, context: RenderContext, items: Sequence[Any]
-) -> list[tuple[int, int, Lastmod | None]]:
-    """(start, end, newest lastmod) of each page of a list, measured entry by entry."""
+@dataclass(frozen=True)
+class Cut:
+    """One page of a list: items ``start`` to ``end``, the newest lastmod of its entries,
+    and whether an entry has none."""
+
+    start: int
+    end: int
+    newest: Lastmod | None
+    undated: bool
+
+
+def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) -> list[Cut]:
+    """Each page of a list, measured entry by entry."""
     factory = entry_factory(sitemap, context)
     languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
-    cuts: list[tuple[int, int, Lastmod | None]] = []
+    cuts: list[Cut] = []
     writer = new_writer(sitemap, context.stylesheet)
     start = 0
     newest: Lastmod | None = None
+    undated = False
     for index, item in enumerate(items):
         xml, locs = _entries(factory, languages, item, writer.locs)
         if xml is None:
             continue
         if not writer.add_xml(xml, entries=len(locs)):
-            cuts.append((start, index, newest))
+            cuts.append(Cut(start, index, newest, undated))
             writer, start, newest = new_writer(sitemap, context.stylesheet), index, None
+            undated = False
             writer.add_xml(xml, entries=len(locs))
         writer.locs.update(locs)
         newest = later(newest, factory.last_lastmod, context.tz)
+        undated = undated or factory.last_lastmod is None
     if writer.count:
-        cuts.append((start, len(items), newest))
+        cuts.append(Cut(start, len(items), newest, undated))
     return cuts
 
 

@@ -62,6 +62,9 @@ class PageSummary:
     # The count and newest lastmod of each of the page's segments, when
     # summaries() was asked for them (see there).
     segments: tuple[RangeStats, ...] | None = None
+    # A row of the page has no lastmod: the index announces none for it (the
+    # newest of the others would not move when that row changes).
+    undated: bool = False
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,18 @@ class KeysetPages:
         (see PageFigures.of)."""
         figures = PageFigures(self.queryset, self.lastmod_field, self._key, parallel=parallel)
         return figures.of(pages, segment_cuts, known)
+
+    def pages_with_null(self, field: str, numbers: Collection[int]) -> set[int]:
+        """Which of pages ``numbers`` hold a row whose ``field`` is NULL, in one scan."""
+        null = Q(**{f"{field}__isnull": True})
+        recorded = page_table().pages(self.section) or [FIRST_PAGE]
+        pages = [page for page in recorded if page.number in numbers]
+        figures = PageFigures(self.queryset.filter(null), None, self._key, parallel=False)
+        found = {number for number, (stats, _) in figures.of(pages, {}).items() if stats.count}
+        # Pages cut in memory only (where the page table is not written): one query each.
+        unrecorded = set(numbers) - {page.number for page in pages}
+        found.update(n for n in unrecorded if self.page_queryset(n).filter(null).exists())
+        return found
 
     # -- splitting -----------------------------------------------------------
 

@@ -20,11 +20,13 @@ from django.urls import get_resolver, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 
 from django_sitemapkit.conf import get_settings
+from django_sitemapkit.engine.emptysite import empty_site_pieces
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.sections import page_summaries
+from django_sitemapkit.engine.sections import index_summaries
 from django_sitemapkit.engine.sections import render_page as render_section_page
+from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.locations import LocationBuilder
@@ -191,17 +193,23 @@ def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext
 
 
 def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections) -> RenderedFile:
-    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound."""
+    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound. A page whose every item
+    is skipped lists the home page (emptysite.py): the index, counting rows, names it."""
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
-    with rendering_language(), rendering_site(site_of(sitemaps)):
-        page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
+    with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
+        try:
+            page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
+        except PageNotFound as exc:
+            if not exc.skipped:
+                raise
+            return empty_site_file(base_url=base_url, namespace=sitemaps.name)
     if page.pages_changed:
         sitemaps.pages_changed(section)
     return RenderedFile(
         page.content,
-        page.lastmod,
+        page.lastmod if page.every_entry_dated else None,
         page.url_count,
         page.skipped,
         piece_sizes=tuple(map(len, page.pieces)),
@@ -223,12 +231,13 @@ def write_index(
     """The ``<sitemapindex>`` naming ``entries`` in order.
 
     Raises PageNotFound when there is no entry (an empty index is not valid),
-    IndexFull past 50,000 files.
+    IndexFull past 50,000 files. Undated when an entry is (see every_entry_dated).
     """
     tz = site_time_zone()
     gz = get_settings().INDEX_LINKS_GZIP
     writer = IndexWriter(stylesheet=stylesheet_href(namespace))
     newest: datetime.date | datetime.datetime | None = None
+    undated = False
     for entry in entries:
         lastmod = None
         if entry.lastmod is not None:
@@ -248,11 +257,12 @@ def write_index(
                     entry.lastmod,
                     tz,
                 )
+        undated = undated or lastmod is None
         path = page_path(entry.section, entry.number, gz=gz, namespace=namespace)
         writer.add(base_url + path, lastmod)
     if writer.count == 0:
         raise PageNotFound(0)
-    last_modified = None if newest is None else to_aware(newest, tz)
+    last_modified = None if newest is None or undated else to_aware(newest, tz)
     pieces = writer.pieces()
     return RenderedFile(
         b"".join(pieces),
@@ -263,15 +273,30 @@ def write_index(
 
 
 def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
-    """Every non-empty page of every section, with the newest lastmod of its rows."""
+    """Every non-empty page of every section, with the newest lastmod of its rows (none where
+    a row has none, as contrib's index)."""
     context = make_context(base_url, sitemaps.name)
     for sitemap in sitemaps:
-        for summary in page_summaries(sitemap, context):
-            yield IndexEntry(sitemap.name, summary.number, summary.lastmod)
+        for summary in index_summaries(sitemap, context):
+            lastmod = None if summary.undated else summary.lastmod
+            yield IndexEntry(sitemap.name, summary.number, lastmod)
 
 
 def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
-    """The index as the database has it now: one entry per non-empty page."""
-    with rendering_language(), rendering_site(site_of(sitemaps)):
+    """The index as the database has it now: one entry per non-empty page (or, while there
+    is none, ``empty_site_file()``)."""
+    with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
         entries = index_entries(base_url=base_url, sitemaps=sitemaps)
-        return write_index(entries, base_url=base_url, namespace=sitemaps.name)
+        try:
+            return write_index(entries, base_url=base_url, namespace=sitemaps.name)
+        except PageNotFound:
+            return empty_site_file(base_url=base_url, namespace=sitemaps.name)
+
+
+def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> RenderedFile:
+    """``/sitemap.xml`` while no section has a URL (see emptysite.py)."""
+    # The directory of the index: the site's root where the views are at the
+    # root, and within what a sitemap under a directory may list otherwise.
+    directory = index_path(namespace).rpartition("/")[0] + "/"
+    pieces = empty_site_pieces(base_url + directory, stylesheet_href(namespace))
+    return RenderedFile(b"".join(pieces), None, url_count=1, piece_sizes=tuple(map(len, pieces)))

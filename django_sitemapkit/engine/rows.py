@@ -259,10 +259,28 @@ def dated_by_lastmod(
     dated = []
     for summary in summaries:
         newest: Lastmod | None = None
+        undated = False
         for _key, obj in page_items(sitemap, summary.number):
             try:
-                newest = later(newest, lastmod(obj), tz)
+                value = lastmod(obj)
+                newest = later(newest, value, tz)
             except Exception:  # rendering the page logs what is wrong with it
+                undated = True
                 continue
-        dated.append(replace(summary, lastmod=newest))
+            undated = undated or value is None
+        dated.append(replace(summary, lastmod=newest, undated=undated))
     return dated
+
+
+def with_undated_marked(sitemap: ModelSitemap, summaries: list[PageSummary]) -> list[PageSummary]:
+    """``summaries`` with each page holding a row whose lastmod field is NULL marked undated.
+
+    One more scan, and only where the field can be NULL: the index needs it,
+    the figures of a build (its fingerprints) do not.
+    """
+    field = sitemap.get_lastmod_field()
+    if field is None or not field.null or sitemap.defines_lastmod() or not summaries:
+        return summaries
+    numbers = [summary.number for summary in summaries]
+    undated = keyset_pages(sitemap).pages_with_null(field.name, numbers)
+    return [replace(summary, undated=summary.number in undated) for summary in summaries]

@@ -67,6 +67,17 @@ class RenderedPage:
     def size(self) -> int:
         return sum(map(len, self.pieces))
 
+    @property
+    def every_entry_dated(self) -> bool:
+        """Whether every entry has a ``<lastmod>``: only then may the newest date the file.
+
+        A file dated by some of its entries keeps its date when an undated
+        entry comes or changes, and a client asking If-Modified-Since would
+        keep a copy it does not have (contrib sends no Last-Modified then too).
+        """
+        dated = sum(bytes(piece).count(b"<lastmod>") for piece in self.pieces)
+        return self.lastmod is not None and dated == self.url_count
+
 
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
     """Whether a page whose row count and newest lastmod did not change is unchanged.
@@ -106,7 +117,17 @@ def rendered_summaries(sitemap: ContribUrlsSection, context: RenderContext) -> l
             page = render_page(sitemap, number, context)
         except PageNotFound:
             continue
-        summaries.append(PageSummary(number, page.url_count, page.lastmod))
+        summaries.append(
+            PageSummary(number, page.url_count, page.lastmod, undated=not page.every_entry_dated)
+        )
+    return summaries
+
+
+def index_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
+    """``page_summaries()``, each page holding an entry without lastmod marked ``undated``."""
+    summaries = page_summaries(sitemap, context)
+    if isinstance(sitemap, ModelSitemap):
+        return rows.with_undated_marked(sitemap, summaries)
     return summaries
 
 

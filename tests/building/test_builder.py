@@ -18,7 +18,7 @@ from django_sitemapkit.building.builder import BuildError
 from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
 from django_sitemapkit.publishing.base import PublishError
 from django_sitemapkit.publishing.localfolder import LOCK_NAME
-from django_sitemapkit.publishing.selection import get_publisher
+from django_sitemapkit.publishing.selection import get_publisher, published_file
 from tests.building.builds import EDITED, T0, build, published
 from tests.testapp.models import Article, Tag
 from tests.utils import parse_index, parse_urlset, path_of
@@ -288,10 +288,14 @@ def test_a_running_build_blocks_another(site: Any, build_dir: Path) -> None:
         call_command("sitemapkit_build", verbosity=0)
 
 
-def test_nothing_to_list(sitemaps: Any, build_dir: Path) -> None:
+def test_nothing_to_list_publishes_the_home_page(sitemaps: Any, build_dir: Path) -> None:
     sitemapkit.register(Tag)
-    with pytest.raises(CommandError, match="No section has a URL to list"):
-        call_command("sitemapkit_build", verbosity=0)
+    call_command("sitemapkit_build", verbosity=0)
+    # An empty index is not valid: the empty site's file (emptysite.py).
+    published = published_file("sitemap.xml")
+    assert published is not None
+    [url] = parse_urlset(published[0])
+    assert url.loc == "https://www.example.com/"
 
 
 def test_200000_urls_byte_identical_to_the_views(

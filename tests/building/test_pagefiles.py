@@ -114,6 +114,10 @@ def test_a_kept_pages_layout_has_the_old_gz_pieces() -> None:
     )
 
 
+# An entry with a lastmod: only a page whose every entry has one is dated by it.
+DATED_URL = b"<url><lastmod>1</lastmod></url>"
+
+
 def test_a_dry_run_counts_written_and_kept_files() -> None:
     result = BuildResult(dry_run=True)
     started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
@@ -121,13 +125,15 @@ def test_a_dry_run_counts_written_and_kept_files() -> None:
         files = PageFiles(
             None, result, background, full=False, gzip=True, old_gzip=True, started=started
         )
-        page = rendered(b"<urlset>", b"<url/>", b"</urlset>", lastmod=EDITED)
+        page = rendered(b"<urlset>", DATED_URL, b"</urlset>", lastmod=EDITED)
         new = files.record("s", 1, page, before=None, fingerprint="1|")
         same = files.record(
             "s", 2, page, before=dataclasses.replace(new, number=2), fingerprint=None
         )
         # Other bytes, and no row newer than before: a deletion.
-        edited = rendered(b"<urlset>", b"</urlset>")
+        edited = rendered(
+            b"<urlset>", b"<url><lastmod>0</lastmod></url>", b"</urlset>", lastmod=EDITED
+        )
         deleted = files.record(
             "s", 3, edited, before=dataclasses.replace(new, number=3), fingerprint=None
         )
@@ -139,10 +145,10 @@ def test_a_dry_run_counts_written_and_kept_files() -> None:
         "sitemap-s-3.xml.gz",
     ]
     assert result.unchanged == 2
-    assert (result.urls, result.bytes) == (3, 23 + 23 + 17)
+    assert (result.urls, result.bytes) == (3, 48 + 48 + 48)
     assert new.lastmod == same.lastmod == EDITED.isoformat()
     assert deleted.lastmod == started.isoformat()
-    assert new.sha256 == same.sha256 == sha256(b"<urlset><url/></urlset>")
+    assert new.sha256 == same.sha256 == sha256(b"<urlset>" + DATED_URL + b"</urlset>")
 
 
 class Recording:

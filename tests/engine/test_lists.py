@@ -86,6 +86,6 @@ def test_a_list_is_cut_by_what_it_lists(sitemaps: Any, context: Any) -> None:
     """Skipped items (a duplicate, another host) take no room in a page."""
     sitemapkit.register(section="pages")(Pages)
     assert lists.list_cuts(sitemaps["pages"], context, Pages().items()) == [
-        (0, 3, None),
-        (3, 5, None),
+        lists.Cut(0, 3, None, undated=True),
+        lists.Cut(3, 5, None, undated=True),
     ]

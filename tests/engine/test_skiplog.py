@@ -1,0 +1,73 @@
+"""Skip warnings: once per render, at most MAX_PER_SECTION per section, then a count."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from django.test import Client
+
+import django_sitemapkit as sitemapkit
+from django_sitemapkit.engine.skiplog import MAX_PER_SECTION
+
+
+def register_list(items: list[str]) -> None:
+    @sitemapkit.register(section="pages")
+    class Pages(sitemapkit.Sitemap):
+        def items(self) -> list[str]:
+            return items
+
+        def location(self, item: str) -> str:
+            if item.startswith("bad"):
+                raise ValueError(f"no page for {item}")
+            return f"/{item}/"
+
+
+def skip_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+
+
+@pytest.mark.django_db
+def test_each_skip_is_logged_once_per_render(
+    sitemaps: Any, client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    register_list(["a", "bad-1", "b", "bad-2"])
+    with caplog.at_level(logging.WARNING, "django_sitemapkit"):
+        assert client.get("/sitemap-pages-1.xml").status_code == 200
+    # The page is measured, then written: two passes, one warning per skipped item.
+    lines = skip_lines(caplog)
+    assert len(lines) == 2, lines
+    assert "'bad-1'" in lines[0] and "no page for bad-1" in lines[0]
+    assert "'bad-2'" in lines[1]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, "django_sitemapkit"):
+        assert client.get("/sitemap.xml").status_code == 200
+    assert len(skip_lines(caplog)) == 2  # another render: logged again, once
+
+
+@pytest.mark.django_db
+def test_skip_warnings_are_capped_per_section_with_a_count(
+    sitemaps: Any, client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    register_list(["a", *(f"bad-{n}" for n in range(MAX_PER_SECTION + 15))])
+    with caplog.at_level(logging.WARNING, "django_sitemapkit"):
+        assert client.get("/sitemap-pages-1.xml").status_code == 200
+    lines = skip_lines(caplog)
+    assert len(lines) == MAX_PER_SECTION + 1, lines
+    assert [f"'bad-{n}'" in line for n, line in enumerate(lines[:-1])] == [True] * MAX_PER_SECTION
+    assert lines[-1] == "Sitemap section 'pages': ... and 15 more skipped."
+
+
+@pytest.mark.django_db
+def test_a_build_logs_each_skip_once_and_caps_them(
+    sitemaps: Any, caplog: pytest.LogCaptureFixture, tmp_path: Any, settings: Any
+) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+    register_list(["a", *(f"bad-{n}" for n in range(MAX_PER_SECTION + 3))])
+    with caplog.at_level(logging.WARNING, "django_sitemapkit"):
+        result = sitemapkit.build()
+    assert result.skipped == MAX_PER_SECTION + 3
+    lines = skip_lines(caplog)
+    assert len(lines) == MAX_PER_SECTION + 1, lines
+    assert lines[-1] == "Sitemap section 'pages': ... and 3 more skipped."
