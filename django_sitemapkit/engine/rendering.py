@@ -295,8 +295,6 @@ def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
 
 def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> RenderedFile:
     """``/sitemap.xml`` while no section has a URL (see emptysite.py)."""
-    # The directory of the index: the site's root where the views are at the
-    # root, and within what a sitemap under a directory may list otherwise.
-    directory = index_path(namespace).rpartition("/")[0] + "/"
+    directory = index_path(namespace).rpartition("/")[0] + "/"  # all it may list is under it
     pieces = empty_site_pieces(base_url + directory, stylesheet_href(namespace))
     return RenderedFile(b"".join(pieces), None, url_count=1, piece_sizes=tuple(map(len, pieces)))
