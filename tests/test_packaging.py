@@ -35,6 +35,19 @@ def test_no_documented_command_installs_the_package_from_an_index() -> None:
     assert not [line for line in installs if INSTALL_BY_NAME.search(line)]
 
 
+# "django-sitemapkit[extra]" not after a path: the name with an extra, which only an index resolves.
+EXTRA_BY_NAME = re.compile(r"(?<![/\w.-])django-sitemapkit\[")
+
+
+def test_no_page_or_message_installs_an_extra_from_an_index() -> None:
+    # The docs and the package's own messages (a CommandError's advice) name an extra
+    # as installed from a checkout or a wheel, or name the library it brings.
+    texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    texts += (ROOT / "django_sitemapkit").rglob("*.py")
+    named = [path.name for path in texts if EXTRA_BY_NAME.search(path.read_text(encoding="utf-8"))]
+    assert named == []
+
+
 def markdown_links(markdown: str) -> list[str]:
     """The targets of the inline links of a Markdown text."""
     return re.findall(r"\]\(([^)\s]+)\)", markdown)

@@ -55,7 +55,7 @@ def load_schemas(folder: Path | None) -> Schemas | None:
     if etree is None:
         raise SchemaError(
             f"validating against the XSDs of {folder} needs lxml, which is not installed: "
-            "pip install 'django-sitemapkit[validate]' (or pip install lxml)"
+            "pip install lxml (the package's 'validate' extra installs it)"
         )
     for name in ("sitemap.xsd", "siteindex.xsd"):
         if not (folder / name).is_file():
