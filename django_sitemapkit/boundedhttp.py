@@ -8,16 +8,23 @@ Connecting waits no longer than the timeout of a read, nor past the deadline
 (Python bounds a whole TLS handshake by that timeout); name resolution, before
 a socket exists, is bounded by the resolver only. No redirect is followed
 here: what a 3xx means is each caller's rule.
+
+A proxy is used as urllib uses one, from the environment (``HTTPS_PROXY``,
+``HTTP_PROXY``, ``NO_PROXY``...): an https URL through a CONNECT tunnel, an
+http URL asked of the proxy by its whole URL. The deadline bounds it all:
+connecting to the proxy, its answer to CONNECT, TLS, the answer.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.client
 import socket
 import threading
 import time
-from urllib.parse import urlsplit
+import urllib.request
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 
 class Deadline:
@@ -32,6 +39,35 @@ class Deadline:
         return max(0.0, self.at - time.monotonic())
 
 
+class _Watchdog(threading.Thread):
+    """Shuts the exchange's socket down once the deadline passes, until cancelled.
+
+    While connecting, the connection's socket may not exist yet, or be replaced
+    (TLS over a proxy's tunnel): so it is shut again every 50 ms. The response
+    keeps the socket the connection drops: ``sock``, the one connected.
+    """
+
+    def __init__(self, connection: http.client.HTTPConnection, deadline: Deadline) -> None:
+        super().__init__(daemon=True)
+        self.connection = connection
+        self.deadline = deadline
+        self.sock: socket.socket | None = None
+        self.done = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        wait = self.deadline.left()
+        while not self.done.wait(wait):
+            sock = self.connection.sock or self.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):  # closed already, or not connected yet
+                    sock.shutdown(socket.SHUT_RDWR)
+            wait = 0.05
+
+    def cancel(self) -> None:
+        self.done.set()
+
+
 class Response:
     """An answer: its status and headers (``response``), its body read by ``read()`` until
     the deadline cuts it; closing it closes the connection."""
@@ -40,7 +76,7 @@ class Response:
         self,
         connection: http.client.HTTPConnection,
         response: http.client.HTTPResponse,
-        watchdog: threading.Timer,
+        watchdog: _Watchdog,
     ) -> None:
         self.connection = connection
         self.response = response
@@ -61,10 +97,31 @@ class Response:
         self.close()
 
 
-def _cut(sock: socket.socket) -> None:
-    """Wake whatever waits on ``sock``: the deadline has passed."""
-    with contextlib.suppress(OSError):  # closed already
-        sock.shutdown(socket.SHUT_RDWR)
+def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str, dict[str, str]]:
+    """The connection for ``url``, the target to ask of it, and the headers a proxy needs.
+
+    The proxy is urllib's: ``getproxies()`` unless ``proxy_bypass()``; its
+    credentials (``http://user:password@proxy:3128``) sent as urllib sends them.
+    """
+    parts = urlsplit(url)
+    here = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    https = parts.scheme == "https"
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if not proxy or urllib.request.proxy_bypass(parts.netloc):
+        kind = http.client.HTTPSConnection if https else http.client.HTTPConnection
+        return kind(parts.hostname or "", parts.port, timeout=timeout), here, {}
+    via = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    auth = {}
+    if via.username and via.password:
+        pair = f"{unquote(via.username)}:{unquote(via.password)}".encode()
+        auth = {"Proxy-Authorization": f"Basic {base64.b64encode(pair).decode('ascii')}"}
+    if https:
+        tunnel = http.client.HTTPSConnection(via.hostname or "", via.port, timeout=timeout)
+        tunnel.set_tunnel(parts.hostname or "", parts.port, auth)
+        return tunnel, here, {}
+    kind = http.client.HTTPSConnection if via.scheme == "https" else http.client.HTTPConnection
+    whole = urlunsplit(parts._replace(fragment=""))
+    return kind(via.hostname or "", via.port, timeout=timeout), whole, auth
 
 
 def exchange(
@@ -81,23 +138,12 @@ def exchange(
     what ``http.client`` raises (``OSError``, ``HTTPException``, ``ValueError``
     for a bad URL), a cut at the deadline included.
     """
-    parts = urlsplit(url)
-    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    connection = kind(
-        parts.hostname or "", parts.port, timeout=max(min(timeout, deadline.left()), 0.001)
-    )
+    connection, target, proxy_headers = _connection(url, max(min(timeout, deadline.left()), 0.001))
+    watchdog = _Watchdog(connection, deadline)
     try:
         connection.connect()
-    except BaseException:
-        connection.close()
-        raise
-    # The connection gives its socket away to the response: watch the socket itself.
-    watchdog = threading.Timer(deadline.left(), _cut, (connection.sock,))
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        connection.request(method, target, body, headers or {})
+        watchdog.sock = connection.sock
+        connection.request(method, target, body, {**(headers or {}), **proxy_headers})
         return Response(connection, connection.getresponse(), watchdog)
     except BaseException:
         watchdog.cancel()
