@@ -3,8 +3,8 @@
 The protocol (https://www.indexnow.org/documentation): a JSON body
 ``{"host", "key", "keyLocation", "urlList"}`` POSTed to an endpoint, the key
 (8 to 128 of ``a-zA-Z0-9-``) served as a text file on the site's own host.
-HTTP is ``urllib.request``'s, bounded (posting.py): one deadline for all the
-requests of a build, and a redirect is a refusal. A failure is retried with
+Each POST is bounded (``boundedhttp.py``): one deadline for all the
+requests of a build, and a redirect is a refusal, never followed. A failure is retried with
 exponential backoff while the deadline allows, then logged: it never fails
 the build that asked.
 """
@@ -17,7 +17,6 @@ import logging
 import math
 import re
 import time
-import urllib.error
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,9 +24,9 @@ from urllib.parse import urlsplit
 
 from django.urls import NoReverseMatch, get_script_prefix, reverse
 
+from django_sitemapkit.boundedhttp import Deadline, exchange
 from django_sitemapkit.conf import SETTINGS_NAME, get_settings
 from django_sitemapkit.engine.rendering import URL_NAMESPACE, views_routed
-from django_sitemapkit.notifying.posting import Deadline, post
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -40,6 +39,7 @@ DELAYS = (1.0, 2.0, 4.0)
 # Seconds each socket operation may take, and all the requests of a build together.
 TIMEOUT = 10.0
 DEFAULT_DEADLINE = 60.0
+USER_AGENT = "django-sitemapkit"
 # The name of the key file's route in each site's URL patterns.
 KEY_ROUTE = "indexnow-key"
 _SETTING = f"{SETTINGS_NAME}['INDEXNOW']"
@@ -124,20 +124,20 @@ def submit(
     host = urlsplit(base_url).netloc
     own = [url for url in urls if urlsplit(url).netloc == host]
     outcome = Submission()
-    with Deadline(config.deadline) as deadline:
-        for start in range(0, len(own), config.batch_size):
-            batch = own[start : start + config.batch_size]
-            body = {"host": host, "key": config.key, "keyLocation": key_url, "urlList": batch}
-            if not _post(config.endpoint, body, deadline, sleep):
-                outcome.unsent = len(own) - start
-                logger.warning(
-                    "IndexNow: %d changed URLs of %s not submitted to %s.",
-                    outcome.unsent,
-                    host,
-                    config.endpoint,
-                )
-                break
-            outcome.sent += len(batch)
+    deadline = Deadline(config.deadline)
+    for start in range(0, len(own), config.batch_size):
+        batch = own[start : start + config.batch_size]
+        body = {"host": host, "key": config.key, "keyLocation": key_url, "urlList": batch}
+        if not _post(config.endpoint, body, deadline, sleep):
+            outcome.unsent = len(own) - start
+            logger.warning(
+                "IndexNow: %d changed URLs of %s not submitted to %s.",
+                outcome.unsent,
+                host,
+                config.endpoint,
+            )
+            break
+        outcome.sent += len(batch)
     if outcome.sent:
         logger.info("IndexNow: %d changed URLs of %s submitted.", outcome.sent, host)
     return outcome
@@ -148,7 +148,7 @@ def _post(
 ) -> bool:
     """One batch, tried again after each delay of DELAYS while the failure may pass."""
     data = json.dumps(body).encode("utf-8")
-    headers = {"Content-Type": "application/json; charset=utf-8"}
+    headers = {"Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT}
     for attempt in range(len(DELAYS) + 1):
         if attempt:
             sleep(min(DELAYS[attempt - 1], deadline.left()))
@@ -160,20 +160,21 @@ def _post(
             )
             return False
         try:
-            post(endpoint, data, headers, deadline, TIMEOUT)
-            return True
-        except urllib.error.HTTPError as exc:
-            exc.close()
-            # Too many requests and server errors may pass; the others say the request is wrong.
-            if exc.code != 429 and exc.code < 500:
-                redirect = " (a redirect, not followed)" if 300 <= exc.code < 400 else ""
-                logger.warning(
-                    "IndexNow: %s refused the URLs: HTTP %d%s.", endpoint, exc.code, redirect
-                )
-                return False
-            problem = f"HTTP {exc.code}"
+            with exchange("POST", endpoint, deadline, TIMEOUT, data, headers) as response:
+                status = response.response.status
         except (OSError, ValueError, http.client.HTTPException) as exc:
             problem = str(exc) or type(exc).__name__
+        else:
+            if 200 <= status < 300:
+                return True
+            # Too many requests and server errors may pass; the others say the request is wrong.
+            if status != 429 and status < 500:
+                redirect = " (a redirect, not followed)" if 300 <= status < 400 else ""
+                logger.warning(
+                    "IndexNow: %s refused the URLs: HTTP %d%s.", endpoint, status, redirect
+                )
+                return False
+            problem = f"HTTP {status}"
         logger.info("IndexNow: try %d to %s failed (%s).", attempt + 1, endpoint, problem)
     logger.warning("IndexNow: %s failed %d times; giving up.", endpoint, len(DELAYS) + 1)
     return False

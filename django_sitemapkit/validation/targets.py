@@ -19,6 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.files.storage import FileSystemStorage, storages
 from django.urls import NoReverseMatch
 
+from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.conf import base_url, clean_base_url, get_settings
 from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.engine.rendering import index_path
@@ -28,7 +29,7 @@ from django_sitemapkit.publishing.localfolder import LocalPublisher
 from django_sitemapkit.publishing.prefixed import PrefixedStorage
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, selected_sites
-from django_sitemapkit.validation.live import Deadline, HttpSource, read_robots, robots_url
+from django_sitemapkit.validation.live import HttpSource, read_robots, robots_url
 from django_sitemapkit.validation.sources import (
     FetchError,
     Source,

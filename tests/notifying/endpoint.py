@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import socketserver
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -30,9 +30,15 @@ class Endpoint:
 
 
 @contextmanager
-def running_endpoint() -> Iterator[Endpoint]:
+def running_endpoint(
+    tls: Callable[[socketserver.TCPServer], None] | None = None,
+) -> Iterator[Endpoint]:
+    """An endpoint on http (``tls``: on https, the server made to speak TLS by it)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    endpoint = Endpoint(f"http://127.0.0.1:{server.server_address[1]}/indexnow")
+    if tls:
+        tls(server)
+    scheme = "https" if tls else "http"
+    endpoint = Endpoint(f"{scheme}://127.0.0.1:{server.server_address[1]}/indexnow")
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:

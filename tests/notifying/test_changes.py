@@ -52,6 +52,7 @@ def test_an_incremental_build_submits_exactly_the_changed_urls(
         }
     ]
     assert endpoint.headers[0]["Content-Type"] == "application/json; charset=utf-8"
+    assert endpoint.headers[0]["User-Agent"] == "django-sitemapkit"
     # Nothing changed since: nothing is submitted.
     build()
     assert len(endpoint.posts) == 1

@@ -19,9 +19,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE
 from django_sitemapkit.validation.findings import Report
-from django_sitemapkit.validation.live import Deadline, HttpSource, fetch
+from django_sitemapkit.validation.live import HttpSource, fetch
 from django_sitemapkit.validation.rules import validate_set
 from django_sitemapkit.validation.sources import FetchError, OffSite, TimeUp
 from tests.validation.builds import finding_lines, validate, xsd_args
@@ -178,8 +179,8 @@ def test_a_deadline_must_be_a_positive_number(value: str) -> None:
 def test_deadline_errors_are_fetch_errors() -> None:
     deadline = Deadline(0.001)
     time.sleep(0.01)
-    with pytest.raises(TimeUp):
-        deadline.check()
+    with pytest.raises(TimeUp, match=r"the deadline of 0\.001 s passed"):
+        fetch("http://127.0.0.1:9/sitemap.xml", deadline)  # nothing is asked past the deadline
     assert issubclass(TimeUp, FetchError) and issubclass(OffSite, FetchError)
 
 

@@ -5,7 +5,8 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.validation.live import Deadline, HttpSource
+from django_sitemapkit.boundedhttp import Deadline
+from django_sitemapkit.validation.live import HttpSource
 from django_sitemapkit.validation.sources import FolderSource
 from django_sitemapkit.validation.targets import (
     TargetError,

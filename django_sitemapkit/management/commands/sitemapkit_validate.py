@@ -14,9 +14,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.management.siteoption import add_site_option
 from django_sitemapkit.validation.findings import Report
-from django_sitemapkit.validation.live import DEFAULT_DEADLINE, Deadline
+from django_sitemapkit.validation.live import DEFAULT_DEADLINE
 from django_sitemapkit.validation.report import as_json, as_text
 from django_sitemapkit.validation.rules import validate_set
 from django_sitemapkit.validation.schemas import SchemaError, load_schemas, schema_folder

@@ -1,0 +1,151 @@
+"""One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs.
+
+A socket's timeout bounds each read, not an exchange: a server sending its
+answer a byte at a time holds a request for as long as it drips. So each
+exchange has a watchdog that shuts its socket down when the :class:`Deadline`
+passes: a read in progress (the status line, a header, the body) ends at once.
+Connecting waits no longer than the timeout of a read, nor past the deadline
+(Python bounds a whole TLS handshake by that timeout); name resolution, before
+a socket exists, is bounded by the resolver only. No redirect is followed
+here: what a 3xx means is each caller's rule.
+
+A proxy is used as urllib uses one, from the environment (``HTTPS_PROXY``,
+``HTTP_PROXY``, ``NO_PROXY``...): an https URL through a CONNECT tunnel, an
+http URL asked of the proxy by its whole URL. The deadline bounds it all:
+connecting to the proxy, its answer to CONNECT, TLS, the answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import http.client
+import socket
+import threading
+import time
+import urllib.request
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+
+class Deadline:
+    """The moment a run stops, ``seconds`` from now."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def left(self) -> float:
+        """Seconds until the deadline; 0 once it has passed."""
+        return max(0.0, self.at - time.monotonic())
+
+
+class _Watchdog(threading.Thread):
+    """Shuts the exchange's socket down once the deadline passes, until cancelled.
+
+    While connecting, the connection's socket may not exist yet, or be replaced
+    (TLS over a proxy's tunnel): so it is shut again every 50 ms. The response
+    keeps the socket the connection drops: ``sock``, the one connected.
+    """
+
+    def __init__(self, connection: http.client.HTTPConnection, deadline: Deadline) -> None:
+        super().__init__(daemon=True)
+        self.connection = connection
+        self.deadline = deadline
+        self.sock: socket.socket | None = None
+        self.done = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        wait = self.deadline.left()
+        while not self.done.wait(wait):
+            sock = self.connection.sock or self.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):  # closed already, or not connected yet
+                    sock.shutdown(socket.SHUT_RDWR)
+            wait = 0.05
+
+    def cancel(self) -> None:
+        self.done.set()
+
+
+class Response:
+    """An answer: its status and headers (``response``), its body read by ``read()`` until
+    the deadline cuts it; closing it closes the connection."""
+
+    def __init__(
+        self,
+        connection: http.client.HTTPConnection,
+        response: http.client.HTTPResponse,
+        watchdog: _Watchdog,
+    ) -> None:
+        self.connection = connection
+        self.response = response
+        self.watchdog = watchdog
+
+    def read(self, size: int = -1, /) -> bytes:
+        return self.response.read(None if size < 0 else size)
+
+    def close(self) -> None:
+        self.watchdog.cancel()
+        self.response.close()
+        self.connection.close()
+
+    def __enter__(self) -> Response:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str, dict[str, str]]:
+    """The connection for ``url``, the target to ask of it, and the headers a proxy needs.
+
+    The proxy is urllib's: ``getproxies()`` unless ``proxy_bypass()``; its
+    credentials (``http://user:password@proxy:3128``) sent as urllib sends them.
+    """
+    parts = urlsplit(url)
+    here = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    https = parts.scheme == "https"
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if not proxy or urllib.request.proxy_bypass(parts.netloc):
+        kind = http.client.HTTPSConnection if https else http.client.HTTPConnection
+        return kind(parts.hostname or "", parts.port, timeout=timeout), here, {}
+    via = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    auth = {}
+    if via.username and via.password:
+        pair = f"{unquote(via.username)}:{unquote(via.password)}".encode()
+        auth = {"Proxy-Authorization": f"Basic {base64.b64encode(pair).decode('ascii')}"}
+    if https:
+        tunnel = http.client.HTTPSConnection(via.hostname or "", via.port, timeout=timeout)
+        tunnel.set_tunnel(parts.hostname or "", parts.port, auth)
+        return tunnel, here, {}
+    kind = http.client.HTTPSConnection if via.scheme == "https" else http.client.HTTPConnection
+    whole = urlunsplit(parts._replace(fragment=""))
+    return kind(via.hostname or "", via.port, timeout=timeout), whole, auth
+
+
+def exchange(
+    method: str,
+    url: str,
+    deadline: Deadline,
+    timeout: float,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """Send one request to ``url`` (http or https), each read waiting at most ``timeout``.
+
+    Returns the answer, whatever its status, once its headers are read. Raises
+    what ``http.client`` raises (``OSError``, ``HTTPException``, ``ValueError``
+    for a bad URL), a cut at the deadline included.
+    """
+    connection, target, proxy_headers = _connection(url, max(min(timeout, deadline.left()), 0.001))
+    watchdog = _Watchdog(connection, deadline)
+    try:
+        connection.connect()
+        watchdog.sock = connection.sock
+        connection.request(method, target, body, {**(headers or {}), **proxy_headers})
+        return Response(connection, connection.getresponse(), watchdog)
+    except BaseException:
+        watchdog.cancel()
+        connection.close()
+        raise
