@@ -102,8 +102,26 @@ def test_extreme_lastmods_give_a_valid_last_modified(
     )
     assert conditional.status_code == 304
     if value.year == 100:
-        again = _respond(rf.get("/sitemap.xml", headers={"if-modified-since": header}), served, gz)
-        assert again.status_code == 304
+        # The header reads back as the same date (If-Modified-Since validates built files).
+        request = rf.get("/sitemap.xml", headers={"if-modified-since": header})
+        assert _respond(request, served, gz, built=True).status_code == 304
+
+
+@pytest.mark.parametrize("built", [False, True], ids=["live", "built"])
+def test_if_modified_since_validates_only_a_built_file_dated_in_the_past(
+    rf: RequestFactory, built: bool
+) -> None:
+    past = RenderedFile(b"<urlset/>", datetime.datetime(2014, 1, 1, tzinfo=UTC))
+    header = _respond(rf.get("/sitemap.xml"), past, False, built=built)["Last-Modified"]
+    request = rf.get("/sitemap.xml", headers={"if-modified-since": header})
+    assert _respond(request, past, False, built=built).status_code == (304 if built else 200)
+    # A lastmod in the future is sent as the response's time: no version's date.
+    future = RenderedFile(b"<urlset/>", datetime.datetime.now(UTC) + datetime.timedelta(days=1))
+    header = _respond(rf.get("/sitemap.xml"), future, False, built=built)["Last-Modified"]
+    request = rf.get("/sitemap.xml", headers={"if-modified-since": header})
+    assert _respond(request, future, False, built=built).status_code == 200
+    request = rf.get("/sitemap.xml", headers={"if-none-match": future.etag})
+    assert _respond(request, future, False, built=built).status_code == 304
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from django_sitemapkit.building.pagefiles import sha256
+from django_sitemapkit.building.pagefiles import changed_lastmod, sha256
 from django_sitemapkit.building.result import BuildResult
 from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.engine.pages import PageNotFound
@@ -79,15 +79,13 @@ def _index_lastmod(
     """The index's Last-Modified: its newest entry's lastmod, None when an entry has none.
 
     When its bytes changed while that did not move forward (a page added
-    with older rows, or gone), the build's own time: a client that holds
-    the old index must never be told it is current.
+    with older rows, or gone), a later time (see :func:`changed_lastmod`):
+    a client that holds the old index must never be told it is current.
     """
     if previous is not None and previous.index_sha256 == digest:
         return previous.index_lastmod
-    newest = index.last_modified
-    if newest is None:
+    if index.last_modified is None:
         return None
     before = None if previous is None else previous.index_lastmod
-    if before is None or newest > datetime.datetime.fromisoformat(before):
-        return newest.isoformat()
-    return started.isoformat()
+    before_value = None if before is None else datetime.datetime.fromisoformat(before)
+    return changed_lastmod(index.last_modified, previous is not None, before_value, started)

@@ -244,13 +244,30 @@ class PageFiles:
             # The newest of some entries would not move when the others change
             # (as the live index and views, and contrib, announce none then).
             return None
-        newest = page.lastmod
         previous = None if before is None else before.lastmod_value()
-        if newest is not None and (previous is None or newest > previous):
-            return newest.isoformat()
-        # The bytes changed but no row says so (a deletion, an unpublished
-        # row, a changed location): announce the build's own time.
-        return self._started.isoformat()
+        return changed_lastmod(page.lastmod, before is not None, previous, self._started)
+
+
+def changed_lastmod(
+    newest: datetime.datetime | None,
+    published: bool,
+    previous: datetime.datetime | None,
+    started: datetime.datetime,
+) -> str:
+    """The Last-Modified of a file whose bytes changed: later than any announced for its old bytes.
+
+    ``newest`` is its newest entry's lastmod; ``published``: a file of its
+    name was published before, announced with ``previous``. When the bytes
+    changed but no row says so (a deletion, a row dated before the newest,
+    an edited location) or the old file announced none, the build's own
+    time; a second after ``previous`` at least, since that time is whole
+    seconds and a build may follow another within one.
+    """
+    if newest is not None and (not published or (previous is not None and newest > previous)):
+        return newest.isoformat()
+    if previous is None:
+        return started.isoformat()
+    return max(started, previous + datetime.timedelta(seconds=1)).isoformat()
 
 
 def page_layout(

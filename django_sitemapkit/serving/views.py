@@ -98,9 +98,9 @@ def _serve(
 ) -> HttpResponseBase:
     site = site_of(sitemaps)
     served = _built(sitemaps, filename, gz, site, sections)
-    if served is None:
-        served = _render_cached(request, filename, sections, render, gz, site)
-    return _respond(request, served, gz)
+    if served is not None:
+        return _respond(request, served, gz, built=True)
+    return _respond(request, _render_cached(request, filename, sections, render, gz, site), gz)
 
 
 def _render_cached(
@@ -158,7 +158,9 @@ def _keep_gzip_file_as_is(request: HttpRequest, response: HttpResponse) -> None:
     patch_cache_control(response, no_transform=True)
 
 
-def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpResponseBase:
+def _respond(
+    request: HttpRequest, served: RenderedFile, gz: bool, *, built: bool = False
+) -> HttpResponseBase:
     response = HttpResponse(
         served.content, content_type=GZIP_CONTENT_TYPE if gz else XML_CONTENT_TYPE
     )
@@ -172,12 +174,38 @@ def _respond(request: HttpRequest, served: RenderedFile, gz: bool) -> HttpRespon
     if gz:
         # Before the conditional check: a 304 carries Cache-Control too.
         _keep_gzip_file_as_is(request, response)
+    if not built or _capped(served.last_modified, last_modified):
+        _ignore_if_modified_since(request)
     return (
         get_conditional_response(
             request, etag=served.etag, last_modified=last_modified, response=response
         )
         or response
     )
+
+
+def _capped(value: datetime.datetime | None, stamp: int | None) -> bool:
+    """Whether the Last-Modified sent (``stamp``) is the response's time, ``value`` being later.
+
+    Such a date names no version of the bytes: a build within the same
+    second may replace them under the same header.
+    """
+    return value is not None and stamp is not None and (value - _EPOCH) // _SECOND > stamp
+
+
+def _ignore_if_modified_since(request: HttpRequest) -> None:
+    """Let only the ETag validate this file: never a 304 for bytes the client lacks.
+
+    A published build's Last-Modified moves whenever its bytes change; a
+    live file's is its newest lastmod, which a deletion, a row dated before
+    it or an edit of another field leaves where it was. Its ETag (a hash of
+    the exact bytes) is what validates it; its Last-Modified is sent as
+    information (as is a build's whose date is later than now: see
+    :func:`_capped`). The header is taken off the request, not merely skipped
+    here, so that ConditionalGetMiddleware, which reads the request after
+    the view has returned, does not answer 304 from it either.
+    """
+    request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
 
 
 @nosniff

@@ -131,13 +131,16 @@ def assert_no_stale_304(client: Client, before: dict[str, Seen]) -> None:
 
 
 def steps(lists: dict[str, list[Item]]) -> list[tuple[str, Item]]:
-    """Rows to add, one at a time: undated and dated, each dated one newer than any before."""
+    """Rows to add, one at a time: undated, dated after any before, dated before any before."""
     added: list[tuple[str, Item]] = []
     later = datetime.datetime(2014, 1, 1, tzinfo=UTC)
+    earlier = datetime.datetime(2012, 1, 1, tzinfo=UTC)
     for name in lists:
         added.append((name, Item(f"{name}-undated")))
         added.append((name, Item(f"{name}-dated", later)))
+        added.append((name, Item(f"{name}-dated-earlier", earlier)))
         later += datetime.timedelta(days=1)
+        earlier -= datetime.timedelta(days=1)
         added.append((name, Item(f"{name}-undated-again")))
     return added
 
