@@ -16,12 +16,18 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from moto import server as moto_server
 
 from django_sitemapkit.engine import rangestats
 from django_sitemapkit.engine.rangestats import RangeAggregator
 from django_sitemapkit.sites import site
 from tests.xsd import validate_index, validate_urlset
+
+# Examples are checked for what they assert, never for how long they take: a loaded CI
+# machine (the tox matrix runs cells side by side) must not fail a property on time.
+settings.register_profile("sitemapkit", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("sitemapkit")
 
 #: The settings of the Wagtail tests, which run in a pytest of their own (tests/test_wagtail.py).
 WAGTAIL_SETTINGS = "tests.wagtailsite.settings"
