@@ -2,7 +2,9 @@
 
 A model section's pages are compared with the fingerprints the manifest
 recorded for them: the row count and newest lastmod of each page, which the
-index's own per-page aggregate gives (one query per section). A row added
+index's own per-page aggregate gives (one query per section; a live page the
+build did not publish is probed for an entry, as the live index probes it:
+a page whose every row is skipped has no file). A row added
 by ``bulk_create``, which sends no signal, changes a count; an edit saved
 through the ORM moves a lastmod. A model section without a lastmod field is
 compared by row counts only (an edit of such a row is not seen), and a list
