@@ -181,8 +181,8 @@ class ModelSitemapChecks(SitemapChecks):
         return [
             Warning(
                 f"{label}: news() makes it a news section, but without news_date_field every "
-                "row is read to find the last two days' articles, and the index lists pages "
-                "of old rows.",
+                "row is read to find the last two days' articles, by the live index too (to "
+                "leave out pages of old rows).",
                 hint="Name the publication date field: news_date_field = 'published_at'.",
                 id="sitemapkit.W002",
             )

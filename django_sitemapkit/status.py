@@ -75,7 +75,7 @@ def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatu
     with rendering_site(site):
         for sitemap in sitemaps:
             status.sections.append(_section_status(sitemap.name, manifest))
-            staleness = section_staleness(sitemap, manifest)
+            staleness = section_staleness(sitemap, manifest, sitemaps.name)
             status.sections[-1].stale = staleness.stale
             status.sections[-1].reason = staleness.reason
             report = route_report(sitemap)

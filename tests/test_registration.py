@@ -9,6 +9,7 @@ import pytest
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.registration import AlreadyRegistered, NotRegistered, default_section_name
 from tests.testapp.models import Article, Author, Tag
+from tests.utils import parse_index, parse_urlset, path_of
 
 
 def test_register_model_creates_a_model_sitemap(sitemaps: Any) -> None:
@@ -53,14 +54,22 @@ def test_register_twice_raises(sitemaps: Any) -> None:
 def test_a_model_registers_in_a_second_section_by_the_obvious_call(
     sitemaps: Any, client: Any
 ) -> None:
-    Tag.objects.create(slug="django")
+    Tag.objects.bulk_create([Tag(slug="django"), Tag(slug="sitemaps")])
     sitemapkit.register(Tag)
     sitemapkit.register(Tag, section="tag-archive")
     assert sitemaps.sections() == ["testapp-tag", "tag-archive"]
     assert sitemaps["tag-archive"].model is Tag
-    # Both are served, each listing the model's rows.
+    # Both are named and served, each listing exactly the model's rows.
+    rows = ["https://www.example.com/tags/django/", "https://www.example.com/tags/sitemaps/"]
+    index = client.get("/sitemap.xml")
+    assert [path_of(loc) for loc, _lastmod in parse_index(index.content)] == [
+        "/sitemap-testapp-tag-1.xml",
+        "/sitemap-tag-archive-1.xml",
+    ]
     for name in sitemaps.sections():
-        assert client.get(f"/sitemap-{name}-1.xml").status_code == 200
+        response = client.get(f"/sitemap-{name}-1.xml")
+        assert response.status_code == 200
+        assert sorted(url.loc for url in parse_urlset(response.content)) == rows
     # A section name the model has already is refused, saying how to add another.
     with pytest.raises(AlreadyRegistered) as raised:
         sitemapkit.register(Tag, section="tag-archive")

@@ -24,6 +24,7 @@ from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.pages import PageNotFound, PageSummary
 from django_sitemapkit.engine.rows import rows_per_page
 from django_sitemapkit.engine.siteitems import narrowed
+from django_sitemapkit.engine.skiplog import new_page
 from django_sitemapkit.protocol.w3c import Lastmod, later
 from django_sitemapkit.sitemaps import Sitemap
 
@@ -69,6 +70,7 @@ def page_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
     """(position, item) of each item of page ``number``; PageNotFound when there is none."""
     items = listed_items(sitemap)
     if isinstance(items, QuerySet):
+        new_page(sitemap.section)
         per_page = rows_per_page(sitemap)
         start = (number - 1) * per_page
         page = list(ordered(items)[start : start + per_page])
@@ -82,6 +84,16 @@ def page_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
     cut = cuts[number - 1]
     for index in range(cut.start, cut.end):
         yield index, items[index]
+
+
+def queryset_page(sitemap: Sitemap, number: int) -> QuerySet[Any] | None:
+    """The items of page ``number`` of a QuerySet section; None for any other list."""
+    items = listed_items(sitemap)
+    if not isinstance(items, QuerySet):
+        return None
+    per_page = rows_per_page(sitemap)
+    start = (number - 1) * per_page
+    return ordered(items)[start : start + per_page]
 
 
 def _slice_lastmods(
@@ -134,7 +146,7 @@ def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) ->
     newest: Lastmod | None = None
     undated = False
     for index, item in enumerate(items):
-        xml, locs = _entries(factory, languages, item, writer.locs)
+        xml, locs = item_entries(factory, languages, item, writer.locs)
         if xml is None:
             continue
         if not writer.add_xml(xml, entries=len(locs)):
@@ -150,7 +162,7 @@ def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) ->
     return cuts
 
 
-def _entries(
+def item_entries(
     factory: EntryFactory, languages: LanguageEntries | None, item: Any, listed: set[str]
 ) -> tuple[str | None, list[str]]:
     """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""

@@ -121,11 +121,16 @@ class KeysetPages:
             q &= Q(pk__lt=self._key(page.end_key))
         return q
 
-    def page_queryset(self, number: int, span: KeySpan | None = None) -> QuerySet[Any]:
-        """The rows of page ``number`` (or of ``span`` within it) in key order; or PageNotFound."""
+    def page_queryset(
+        self, number: int, span: KeySpan | None = None, page: Page | None = None
+    ) -> QuerySet[Any]:
+        """The rows of page ``number`` (or of ``span`` within it) in key order; or PageNotFound.
+
+        ``page``: its bounds, where the caller read them already (``recorded()``).
+        """
         if number < 1:
             raise PageNotFound(number)
-        page = page_table().page(self.section, number)
+        page = page or page_table().page(self.section, number)
         if page is None and number == 1:
             # Cut in memory or not, page 1 starts with the section's first row.
             page = FIRST_PAGE
@@ -135,6 +140,10 @@ class KeysetPages:
         if page is None:
             raise PageNotFound(number)
         return self.queryset.filter(self._range_q(page, span)).order_by("pk")
+
+    def recorded(self) -> dict[int, Page]:
+        """The recorded pages by number, in one query (page 1 where none is)."""
+        return {page.number: page for page in page_table().pages(self.section) or [FIRST_PAGE]}
 
     def pages(self) -> list[Page]:
         """The section's pages in number order, those past ``limit`` rows cut."""

@@ -193,18 +193,13 @@ def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext
 
 
 def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections) -> RenderedFile:
-    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound. A page whose every item
-    is skipped lists the home page (emptysite.py): the index, counting rows, names it."""
+    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound (also for a page whose
+    every item is skipped, which the index does not name)."""
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
-        try:
-            page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
-        except PageNotFound as exc:
-            if not exc.skipped:
-                raise
-            return empty_site_file(base_url=base_url, namespace=sitemaps.name)
+        page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
     if page.pages_changed:
         sitemaps.pages_changed(section)
     return RenderedFile(

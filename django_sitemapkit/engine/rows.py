@@ -29,9 +29,11 @@ from django_sitemapkit.engine.extensions import max_entries, news_window
 from django_sitemapkit.engine.imagesources import image_column
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
 from django_sitemapkit.engine.pages import KeysetPages, KeySpan, PageSummary
+from django_sitemapkit.engine.pagetable import Page
 from django_sitemapkit.engine.rangestats import key_field
 from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.engine.siteitems import narrowed, page_table_name
+from django_sitemapkit.engine.skiplog import new_page
 from django_sitemapkit.protocol.w3c import Lastmod, later
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
@@ -141,27 +143,38 @@ def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
 
 
 def page_items(
-    sitemap: ModelSitemap, number: int, span: KeySpan | None = None
+    sitemap: ModelSitemap,
+    number: int,
+    span: KeySpan | None = None,
+    limit: int | None = None,
+    page: Page | None = None,
 ) -> Iterator[tuple[Any, Any]]:
-    """(key, row) of each row of page ``number`` (or of ``span`` within it), one past the limit."""
+    """(key, row) of each row of page ``number`` (or of ``span`` within it), one past the
+    limit; the first ``limit`` rows only, when given (``page``: its bounds, if known)."""
     if reads_columns(sitemap):
-        for row in page_rows(sitemap, number, span):
+        for row in page_rows(sitemap, number, span, limit, page):
             yield row[0], row
         return
     pages = keyset_pages(sitemap)
+    new_page(sitemap.section)
     # One row past the limit tells the writer the page overflowed, without
     # ever reading an unbounded open-ended last page.
-    rows = pages.page_queryset(number, span)[: pages.limit + 1]
+    rows = pages.page_queryset(number, span, page)[: limit or pages.limit + 1]
     for obj in rows.iterator(chunk_size=CHUNK_SIZE):
         yield obj.pk, obj
 
 
 def page_rows(
-    sitemap: ModelSitemap, number: int, span: KeySpan | None = None
+    sitemap: ModelSitemap,
+    number: int,
+    span: KeySpan | None = None,
+    limit: int | None = None,
+    page: Page | None = None,
 ) -> Iterator[Sequence[Any]]:
-    """The column rows of page ``number``: tuples of ``row_columns()``."""
+    """The column rows of page ``number``: tuples of ``row_columns()`` (the first ``limit``)."""
     pages = keyset_pages(sitemap)
-    rows = pages.page_queryset(number, span)
+    new_page(sitemap.section)
+    rows = pages.page_queryset(number, span, page)
     columns: list[Any] = row_columns(sitemap)
     route = url_route(sitemap)
     assert route is not None
@@ -174,11 +187,11 @@ def page_rows(
         # mostly just slices it).
         columns[raw_column] = Cast(columns[raw_column], TextField())
     return iterate_rows(
-        rows.values_list(*columns)[: pages.limit + 1],
+        rows.values_list(*columns)[: limit or pages.limit + 1],
         raw_column=raw_column,
-        # A span is one segment of a page: one round trip fetches it, where a
-        # server-side cursor would take several.
-        server_side=span is None,
+        # A span is one segment of a page (a limit, a few rows): one round
+        # trip fetches it, where a server-side cursor would take several.
+        server_side=span is None and limit is None,
     )
 
 

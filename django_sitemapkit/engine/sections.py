@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django_sitemapkit.compat import ContribUrlsSection
 from django_sitemapkit.engine import lists, rows, urlinfos
-from django_sitemapkit.engine.alternates import write_language_entries
+from django_sitemapkit.engine.alternates import LanguageEntries, write_language_entries
 from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
 from django_sitemapkit.engine.factory import entry_factory, section_context
 from django_sitemapkit.engine.fusedrows import FusedRows
+from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
+from django_sitemapkit.engine.pagetable import Page
+from django_sitemapkit.engine.skiplog import new_page
 from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import UrlsetWriter
@@ -124,11 +127,72 @@ def rendered_summaries(sitemap: ContribUrlsSection, context: RenderContext) -> l
 
 
 def index_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
-    """``page_summaries()``, each page holding an entry without lastmod marked ``undated``."""
+    """``page_summaries()`` of the pages that list a URL, each page holding an entry without
+    lastmod marked ``undated``.
+
+    A model or QuerySet section counts its rows without rendering them: each
+    page it counts is probed for its first entry (``lists_an_entry``), so the
+    index never names a page whose every item is skipped (it would answer 404).
+    """
     summaries = page_summaries(sitemap, context)
     if isinstance(sitemap, ModelSitemap):
+        listing = pages_listing(sitemap, context, [s.number for s in summaries])
+        summaries = [summary for summary in summaries if summary.number in listing]
         return rows.with_undated_marked(sitemap, summaries)
-    return summaries
+    if not summaries or isinstance(sitemap, ContribUrlsSection):
+        return summaries  # contrib's get_urls() pages are rendered: each lists an entry
+    pages = {s.number: lists.queryset_page(sitemap, s.number) for s in summaries}
+    if None in pages.values():
+        return summaries  # a list's pages are cut by rendering each entry: each lists one
+    return [s for s in summaries if lists_an_entry(sitemap, context, _chunks(pages[s.number]))]
+
+
+# The rows a probe reads first: a page whose first rows hold an entry (nearly
+# every page) costs one small query, not a whole page's.
+PROBE_ROWS = 20
+
+
+def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any]) -> bool:
+    """Whether any of ``items`` makes an entry, by the rules a render writes them with.
+
+    Stops at the first one; skips on the way are logged as a render logs them.
+    Images are not read: they never decide whether an item is listed.
+    """
+    factory = entry_factory(sitemap, context)
+    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
+    new_page(sitemap.section)
+    return any(lists.item_entries(factory, languages, item, set())[0] for item in items)
+
+
+def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[int]) -> set[int]:
+    """Which of the model section's pages ``numbers`` list a URL (see ``lists_an_entry``)."""
+    bounds = rows.keyset_pages(sitemap).recorded() if numbers else {}
+    return {
+        number
+        for number in numbers
+        if lists_an_entry(sitemap, context, _model_rows(sitemap, number, bounds))
+    }
+
+
+def _model_rows(sitemap: ModelSitemap, number: int, bounds: dict[int, Page]) -> Iterator[Any]:
+    """The rows of page ``number`` a render reads, PROBE_ROWS first, then in chunks."""
+    left = rows.rows_per_page(sitemap) + 1  # a render reads one row past the limit
+    span, chunk = None, PROBE_ROWS
+    while left > 0:
+        batch = list(rows.page_items(sitemap, number, span, min(chunk, left), bounds.get(number)))
+        yield from (item for _key, item in batch)
+        if len(batch) < min(chunk, left):
+            return
+        left -= len(batch)
+        span, chunk = KeySpan(after=str(batch[-1][0])), CHUNK_SIZE
+
+
+def _chunks(page: Any) -> Iterator[Any]:
+    """The items of one page of a QuerySet section, PROBE_ROWS first, then in chunks."""
+    start, chunk = 0, PROBE_ROWS
+    while batch := list(page[start : start + chunk]):
+        yield from batch
+        start, chunk = start + len(batch), CHUNK_SIZE
 
 
 def page_items(

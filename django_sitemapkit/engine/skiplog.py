@@ -8,6 +8,11 @@ Within ``one_render()``, a skip (section, item, reason) is logged once, and
 each section logs at most :data:`MAX_PER_SECTION` skip warnings, then one
 line saying how many more it skipped, as the validator caps its findings.
 Outside a render (an entry built on its own) every skip is logged.
+
+What is remembered for that is bounded: a model or QuerySet section reads
+each row once per page, so its skips are remembered only for the page being
+read (``new_page()`` forgets them), never for a whole build of millions of
+rows; a list section's, for the render (its items are in memory anyway).
 """
 
 from __future__ import annotations
@@ -28,14 +33,15 @@ class _SkipLog:
     """The skips of one render: those logged, and each section's warnings."""
 
     def __init__(self) -> None:
-        self.seen: set[tuple[str | None, str, str]] = set()
+        # Per section, the (item, reason) of each skip logged (see the module).
+        self.seen: dict[str | None, set[tuple[str, str]]] = {}
         self.warnings: Counter[str | None] = Counter()
 
     def report(self, section: str | None, item: str, reason: str, quiet: bool) -> None:
-        key = (section, item, reason)
-        if key in self.seen:
+        seen = self.seen.setdefault(section, set())
+        if (item, reason) in seen:
             return
-        self.seen.add(key)
+        seen.add((item, reason))
         if not quiet:
             self.warnings[section] += 1
             if self.warnings[section] > MAX_PER_SECTION:
@@ -68,6 +74,19 @@ def one_render() -> Iterator[None]:
     finally:
         _current.reset(token)
         log.close()
+
+
+def new_page(section: str | None) -> None:
+    """A page of ``section`` whose rows are read once is starting: forget its earlier skips."""
+    log = _current.get()
+    if log is not None:
+        log.seen.pop(section, None)
+
+
+def remembered() -> int:
+    """How many skips the current render remembers (0 outside one): what it holds in memory."""
+    log = _current.get()
+    return 0 if log is None else sum(map(len, log.seen.values()))
 
 
 def log_skip(section: str | None, item: str, reason: str, *, quiet: bool = False) -> None:

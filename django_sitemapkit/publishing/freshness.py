@@ -2,7 +2,9 @@
 
 A model section's pages are compared with the fingerprints the manifest
 recorded for them: the row count and newest lastmod of each page, which the
-index's own per-page aggregate gives (one query per section). A row added
+index's own per-page aggregate gives (one query per section; a live page the
+build did not publish is probed for an entry, as the live index probes it:
+a page whose every row is skipped has no file). A row added
 by ``bulk_create``, which sends no signal, changes a count; an edit saved
 through the ORM moves a lastmod. A model section without a lastmod field is
 compared by row counts only (an edit of such a row is not seen), and a list
@@ -26,7 +28,15 @@ from django.core.cache import BaseCache, caches
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.rendering import URL_NAMESPACE, Sections, site_time_zone
+from django_sitemapkit.engine.rendering import (
+    URL_NAMESPACE,
+    Sections,
+    make_context,
+    site_time_zone,
+)
+from django_sitemapkit.engine.sections import pages_listing
+from django_sitemapkit.engine.skiplog import one_render
+from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.publishing.base import PublishError
 from django_sitemapkit.publishing.manifest import Manifest, page_fingerprint
 from django_sitemapkit.publishing.selection import get_publisher
@@ -53,7 +63,9 @@ class Staleness:
     reason: str = ""
 
 
-def section_staleness(sitemap: Sitemap, manifest: Manifest) -> Staleness:
+def section_staleness(
+    sitemap: Sitemap, manifest: Manifest, namespace: str = URL_NAMESPACE
+) -> Staleness:
     """Compare ``sitemap``'s live pages with what ``manifest`` published of it (queries)."""
     name = sitemap.name
     if not isinstance(sitemap, ModelSitemap):
@@ -64,18 +76,31 @@ def section_staleness(sitemap: Sitemap, manifest: Manifest) -> Staleness:
     by_count = sitemap.get_lastmod_field() is None
     was = sum(_count(f) for f in published.values())
     now = sum(_count(f) for f in live.values())
-    if set(live) - set(published):
-        return Staleness(name, True, f"{len(set(live) - set(published))} pages not published")
+    unpublished = listing(sitemap, set(live) - set(published), manifest.base_url, namespace)
+    if unpublished:
+        return Staleness(name, True, f"{len(unpublished)} pages not published")
     if set(published) - set(live):
         return Staleness(name, True, f"{len(set(published) - set(live))} pages now empty")
     for number, fingerprint in sorted(live.items()):
-        before = published[number]
+        before = published.get(number)
         if before is None:
-            continue  # a page split off while rendering: its next build records it
+            # A page split off while rendering (its next build records it), or
+            # one whose every row is skipped (see listing()).
+            continue
         changed = _count(before) != _count(fingerprint) if by_count else before != fingerprint
         if changed:
             return Staleness(name, True, f"page {number} changed ({now - was:+,} rows in all)")
     return Staleness(name, False)
+
+
+def listing(sitemap: ModelSitemap, numbers: set[int], base_url: str, namespace: str) -> set[int]:
+    """Which of pages ``numbers`` list a URL: a build leaves out (and the index does not name)
+    a page whose every row is skipped, which is not stale for that. Probed as the index probes
+    them: one small query a page, more only for a page whose first rows are skipped."""
+    if not numbers:
+        return set()
+    with rendering_language(), one_render():
+        return pages_listing(sitemap, make_context(base_url, namespace), sorted(numbers))
 
 
 def stale_sections(
@@ -97,7 +122,7 @@ def stale_sections(
         known = _remembered(key)
         if known is None:
             with rendering_site(site):
-                known = section_staleness(sitemap, manifest).stale
+                known = section_staleness(sitemap, manifest, sitemaps.name).stale
             _remember(key, known)
         if known:
             stale.append(name)

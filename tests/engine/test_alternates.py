@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.rendering import empty_site_file
 from tests.contribviews import HOST, entries, get
 from tests.perrow import PerRow
 from tests.testapp.models import Entry
@@ -86,12 +85,11 @@ def test_the_fast_path_writes_what_instances_write(
         slow = client.get("/sitemap-slow-1.xml", **HOST)
         fast = client.get("/sitemap-fast-1.xml", **HOST)
         derived = client.get("/sitemap-derived-1.xml", **HOST)
-        placeholder = empty_site_file(base_url="https://www.example.com").content
-    assert slow.status_code == fast.status_code == derived.status_code
+    # Every row skipped: no file (404), by each path alike.
+    assert slow.status_code == fast.status_code == derived.status_code in (200, 404)
     assert rows.reads_columns(sitemaps["derived"])
-    assert slow.content == fast.content == derived.content
-    # Every row skipped: the empty site's file, the home page without alternates.
-    if slow.content != placeholder:
+    if slow.status_code == 200:
+        assert slow.content == fast.content == derived.content
         for entry in entries(slow.content):
             assert {lang for lang, _href in entry.alternates} == {"en", "fr", "de", "x-default"}
 

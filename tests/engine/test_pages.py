@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.pages import KeysetPages, PageNotFound
 from django_sitemapkit.engine.pagetable import Page, PageManager, Recording
 from django_sitemapkit.engine.rendering import render_index, render_page
+from django_sitemapkit.engine.sections import PROBE_ROWS
 from django_sitemapkit.models import SitemapPage
 from django_sitemapkit.serving.cache import get_cache, section_tokens
 from django_sitemapkit.sites import SitemapSite, site
@@ -166,7 +168,8 @@ def test_byte_limit_splits_pages(sitemaps: Any, monkeypatch: pytest.MonkeyPatch)
     assert len(locs) == len(set(locs)) == 30
 
 
-def test_index_query_count_does_not_grow_with_the_section(sitemaps: Any) -> None:
+def test_the_index_costs_one_small_probe_query_a_page(sitemaps: Any) -> None:
+    """Three queries a section, then one small keyset query a page (for its first entry)."""
     make_articles(30)
     register_articles()
     snapshot()
@@ -176,7 +179,13 @@ def test_index_query_count_does_not_grow_with_the_section(sitemaps: Any) -> None
     snapshot()
     with CaptureQueriesContext(connection) as large:
         render_index(base_url=BASE, sitemaps=site)
-    assert len(large) == len(small) == 2  # page boundaries, one UNION ALL of aggregates
+    # Page boundaries, one UNION ALL of aggregates, the recorded pages; a probe a page.
+    assert (len(small), len(large)) == (3 + 3, 3 + 33)
+    for query in [*small.captured_queries[3:], *large.captured_queries[3:]]:
+        sql = query["sql"].upper()
+        limit = re.search(r"LIMIT (\d+)", sql)
+        assert limit is not None and int(limit.group(1)) <= PROBE_ROWS, sql
+        assert "OFFSET" not in sql and "TESTAPP_ARTICLE" in sql
 
 
 def test_page_queries_use_no_offset_and_a_fixed_count(sitemaps: Any) -> None:

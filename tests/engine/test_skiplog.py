@@ -9,7 +9,9 @@ import pytest
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.skiplog import MAX_PER_SECTION
+from django_sitemapkit.engine.rendering import render_index
+from django_sitemapkit.engine.skiplog import MAX_PER_SECTION, remembered
+from tests.testapp.models import Tag
 
 
 def register_list(items: list[str]) -> None:
@@ -71,3 +73,39 @@ def test_a_build_logs_each_skip_once_and_caps_them(
     lines = skip_lines(caplog)
     assert len(lines) == MAX_PER_SECTION + 1, lines
     assert lines[-1] == "Sitemap section 'pages': ... and 3 more skipped."
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("render", ["build", "index"])
+def test_what_a_render_remembers_of_skips_does_not_grow_with_its_pages(
+    sitemaps: Any, caplog: pytest.LogCaptureFixture, tmp_path: Any, settings: Any, render: str
+) -> None:
+    """A model section's skips are remembered for the page being read, not the whole render:
+    a build (or the index probing each page) of 2,000 skipped rows holds one page's."""
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+    held: list[int] = []
+
+    @sitemapkit.register(Tag)
+    class TagSitemap(sitemapkit.ModelSitemap):
+        limit = 50
+
+        def location(self, item: Tag) -> str:
+            held.append(remembered())
+            return "mailto:x@example.com" if item.slug.startswith("bad") else f"/t/{item.slug}/"
+
+    Tag.objects.bulk_create(Tag(slug=f"bad-{n:04}") for n in range(2000))
+    Tag.objects.create(slug="ok")
+    with caplog.at_level(logging.WARNING, "django_sitemapkit"):
+        if render == "build":
+            assert sitemapkit.build().skipped == 2000
+        else:
+            render_index(base_url="https://www.example.com", sitemaps=sitemapkit.site)
+    assert len(held) >= 2000  # every row was read
+    assert max(held) <= TagSitemap.limit
+    # Deduplicated per page, the count is still exact: each skip counted once.
+    lines = skip_lines(caplog)
+    assert len(lines) == MAX_PER_SECTION + 1
+    assert (
+        lines[-1]
+        == f"Sitemap section 'testapp-tag': ... and {2000 - MAX_PER_SECTION} more skipped."
+    )

@@ -2,25 +2,29 @@
 
 An empty ``<sitemapindex>`` or ``<urlset>`` fails the schemas (one entry is
 required), so a site with nothing to list yet serves a ``<urlset>`` of its home
-page (emptysite.py). A page whose every item is skipped: a build leaves it out
-of its index; the live index, which counts rows without rendering them, names
-it, and the page lists the home page.
+page (emptysite.py). A page whose every item is skipped has no file: a build
+leaves it out of its index, the live index probes each page for an entry and
+names it neither, and the page answers 404.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
+from pytest_django.live_server_helper import LiveServer
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit.engine.sections import PROBE_ROWS
 from django_sitemapkit.publishing.selection import published_file
 from tests.testapp.models import Story, Tag
 from tests.utils import parse_index, parse_urlset, path_of
+from tests.validation.builds import validate, xsd_args
 from tests.xsd import validate_urlset
 
 HOME = "https://www.example.com/"
@@ -123,6 +127,16 @@ def named_files(client: Client) -> dict[str, list[str]]:
     return named
 
 
+def served_index_is_the_built_one(client: Client, built: bool) -> None:
+    """When built, the served index is the published one (no live render: the build is
+    current), and names only published files."""
+    if built:
+        index = published_file("sitemap.xml")
+        assert index is not None
+        assert client.get("/sitemap.xml").content == bytes(index[0])
+        published_pages()
+
+
 @pytest.mark.django_db
 def test_no_index_names_a_file_that_does_not_answer(
     sitemaps: Any, client: Client, built: bool
@@ -139,40 +153,121 @@ def test_no_index_names_a_file_that_does_not_answer(
     Tag.objects.bulk_create(Tag(slug=slug) for slug in ["bad-1", "bad-2", "ok-3", "ok-4"])
     publish(built)
     listed = ["https://www.example.com/tags/ok-3/", "https://www.example.com/tags/ok-4/"]
-    if built:
-        assert published_pages() == ["sitemap-testapp-tag-2.xml"]
-    # Served: the build's files while current; the live ones, which name page 1, otherwise.
+    served_index_is_the_built_one(client, built)
+    assert named_files(client) == {"/sitemap-testapp-tag-2.xml": listed}
+    assert client.get("/sitemap-testapp-tag-1.xml").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_querysets_all_skipped_page_is_named_by_no_index(
+    sitemaps: Any, client: Client, built: bool
+) -> None:
+    """The same, for a section whose items() is a QuerySet (paged as contrib pages it)."""
+
+    @sitemapkit.register(section="tags")
+    class Tags(sitemapkit.Sitemap):
+        limit = 2
+
+        def items(self) -> Any:
+            return Tag.objects.order_by("slug")
+
+        def location(self, item: Tag) -> str:
+            return f"/tags/{item.slug}/" if item.slug.startswith("ok") else "mailto:x@example.com"
+
+    Tag.objects.bulk_create(Tag(slug=slug) for slug in ["bad-1", "bad-2", "ok-3"])
+    publish(built)
+    served_index_is_the_built_one(client, built)
+    assert named_files(client) == {"/sitemap-tags-2.xml": ["https://www.example.com/tags/ok-3/"]}
+    assert client.get("/sitemap-tags-1.xml").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_page_whose_first_rows_are_skipped_is_named(
+    sitemaps: Any, client: Client, built: bool
+) -> None:
+    """The probe reads past its first small chunk: one listable row after many skipped."""
+
+    @sitemapkit.register(Tag)
+    class TagSitemap(sitemapkit.ModelSitemap):
+        limit = 100
+
+        def location(self, item: Tag) -> str:
+            return f"/tags/{item.slug}/" if item.slug.startswith("ok") else "mailto:x@example.com"
+
+    skipped = 3 * PROBE_ROWS
+    Tag.objects.bulk_create(Tag(slug=f"bad-{n:03}") for n in range(skipped))
+    Tag.objects.create(slug="ok")
+    publish(built)
+    served_index_is_the_built_one(client, built)
     assert named_files(client) == {
-        "/sitemap-testapp-tag-1.xml": [HOME],
-        "/sitemap-testapp-tag-2.xml": listed,
+        "/sitemap-testapp-tag-1.xml": ["https://www.example.com/tags/ok/"]
     }
+
+
+class NewsSitemap(sitemapkit.ModelSitemap):
+    def news(self, item: Story) -> dict[str, Any]:
+        return {
+            "publication_name": "The Example Times",
+            "publication_language": "en",
+            "publication_date": item.published_at,
+            "title": item.title,
+        }
+
+
+def old_news() -> None:
+    """The issue's case: every article older than two days, without news_date_field."""
+    sitemapkit.register(Story)(NewsSitemap)
+    old = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=5)
+    Story.objects.create(slug="old", title="Old", published_at=old)
 
 
 @pytest.mark.django_db
 def test_a_news_section_of_old_articles_names_no_missing_file(
-    sitemaps: Any, client: Client, built: bool
+    sitemaps: Any, client: Client, built: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The issue's case: every article older than two days, without news_date_field."""
-    old = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=5)
-
-    @sitemapkit.register(Story)
-    class NewsSitemap(sitemapkit.ModelSitemap):
-        def news(self, item: Story) -> dict[str, Any]:
-            return {
-                "publication_name": "The Example Times",
-                "publication_language": "en",
-                "publication_date": item.published_at,
-                "title": item.title,
-            }
-
+    old_news()
     sitemapkit.register(Tag)
-    Story.objects.create(slug="old", title="Old", published_at=old)
     Tag.objects.create(slug="t")
     publish(built)
-    tags = {"/sitemap-testapp-tag-1.xml": ["https://www.example.com/tags/t/"]}
-    if built:
-        assert published_pages() == ["sitemap-testapp-tag-1.xml"]
-    assert named_files(client) == {"/sitemap-testapp-story-1.xml": [HOME], **tags}
+    with caplog.at_level(logging.WARNING, "django_sitemapkit"):
+        served_index_is_the_built_one(client, built)
+        assert named_files(client) == {
+            "/sitemap-testapp-tag-1.xml": ["https://www.example.com/tags/t/"]
+        }
+    assert client.get("/sitemap-testapp-story-1.xml").status_code == 404
+    # Nothing stale: the build is served, without a warning.
+    assert [r.getMessage() for r in caplog.records if r.name == "django_sitemapkit"] == []
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    live = LiveServer("localhost")
+    try:
+        yield live.url
+    finally:
+        live.stop()
+
+
+def test_the_live_set_with_an_all_skipped_page_validates(
+    sitemaps: Any, server: str, settings: Any, tmp_path: Path, transactional_db: Any
+) -> None:
+    """No placeholder listing the home page beside the static section that lists it."""
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BASE_URL": server, "BUILD_DIR": str(tmp_path)}
+
+    @sitemapkit.register(section="pages")
+    class Pages(sitemapkit.Sitemap):
+        def items(self) -> list[str]:
+            return ["/", "/about/"]
+
+        def location(self, item: str) -> str:
+            return item
+
+    old_news()
+    # Paginate before the server's threads share the in-memory SQLite connection.
+    assert Client().get("/sitemap.xml").status_code == 200
+    status, output = validate(server + "/sitemap.xml", *xsd_args())
+    assert status == 0, output
+    assert output == f"{server}/sitemap.xml: 2 file(s), 2 URL(s) checked: valid.\n"
 
 
 @pytest.mark.django_db
