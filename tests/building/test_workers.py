@@ -148,10 +148,10 @@ def test_a_parallel_full_build_writes_the_files_a_serial_one_does(
     assert set(serial.children) == {0}
     assert set(parallel.children) == {1}
     assert multiprocessing.active_children() == []
-    # The worker rendered pages, starting with the first two.
+    # The worker rendered pages from the front (how many depends on the machine's load).
     elsewhere = rendered_elsewhere(log)
-    assert elsewhere[:2] == [("testapp-article", 1), ("testapp-article", 2)]
-    assert len(elsewhere) < 12
+    assert 1 <= len(elsewhere) < 12
+    assert elsewhere == [("testapp-article", n) for n in range(1, len(elsewhere) + 1)]
 
 
 @pytest.fixture
