@@ -120,13 +120,31 @@ def test_the_sdist_holds_the_tests_the_docs_and_the_changelog(dists: Path) -> No
     with tarfile.open(sdist) as archive:
         names = {name.partition("/")[2] for name in archive.getnames()}
     shipped = {
-        path.relative_to(ROOT).as_posix()
-        for folder in ("tests", "docs", "example_project")
-        for path in (ROOT / folder).rglob("*")
-        if path.suffix in (".py", ".md", ".xsd", ".html", ".txt")
-        and "__pycache__" not in path.parts
+        name
+        for name in source_files("tests", "docs", "example_project")
+        if Path(name).suffix in (".py", ".md", ".xsd", ".html", ".txt")
     }
     assert shipped - names == set()
     assert {"tests/conftest.py", "tests/settings.py", "docs/conf.py", "CHANGELOG.md"} <= names
     assert {"benchmarks/README.md", "scripts/test.sh", "tox.ini", "LICENSE"} <= names
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
+
+
+def source_files(*folders: str) -> list[str]:
+    """The files of ``folders``: those git tracks in a checkout (not what running the example
+    or building the docs left there), every one in an unpacked sdist."""
+    if (ROOT / ".git").exists():
+        listed = subprocess.run(
+            ["git", "ls-files", "--", *folders],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return listed.stdout.splitlines()
+    return [
+        path.relative_to(ROOT).as_posix()
+        for folder in folders
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
