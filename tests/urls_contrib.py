@@ -4,6 +4,8 @@
 under ``i18n_patterns``; this one does not.
 """
 
+from typing import Any
+
 from django.contrib.sitemaps import views as contrib_views
 from django.urls import URLPattern, URLResolver, include, path
 from django.views.generic import TemplateView
@@ -21,17 +23,18 @@ def pages() -> list[URLPattern | URLResolver]:
     ]
 
 
-def sitemap_urls() -> list[URLPattern | URLResolver]:
+def sitemap_urls(sitemaps: dict[str, Any] = SITEMAPS) -> list[URLPattern | URLResolver]:
+    """contrib's views of ``sitemaps`` under ``/contrib/``, sitemapkit's at ``/``."""
     return [
         path(
             "contrib/sitemap.xml",
             contrib_views.index,
-            {"sitemaps": SITEMAPS, "sitemap_url_name": "contrib-sitemap"},
+            {"sitemaps": sitemaps, "sitemap_url_name": "contrib-sitemap"},
         ),
         path(
             "contrib/sitemap-<section>.xml",
             contrib_views.sitemap,
-            {"sitemaps": SITEMAPS},
+            {"sitemaps": sitemaps},
             name="contrib-sitemap",
         ),
         path("", include("django_sitemapkit.urls")),

@@ -13,11 +13,10 @@ from typing import Any
 
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import sitemaps
-from django.contrib.sitemaps import views as contrib_views
-from django.urls import include, path
+from django.urls import path
 
 from tests.testapp.models import Entry
-from tests.urls_contrib import pages
+from tests.urls_contrib import pages, sitemap_urls
 
 
 class WeblogSitemap(sitemaps.Sitemap):
@@ -77,17 +76,6 @@ def has_feed(entry: Entry) -> bool:
 SITEMAPS: dict[str, Any] = {"weblog": WeblogSitemap, "docs": DocsSitemap}
 
 urlpatterns = [
-    path(
-        "contrib/sitemap.xml",
-        contrib_views.index,
-        {"sitemaps": SITEMAPS, "sitemap_url_name": "contrib-sitemap"},
-    ),
-    path(
-        "contrib/sitemap-<section>.xml",
-        contrib_views.sitemap,
-        {"sitemaps": SITEMAPS},
-        name="contrib-sitemap",
-    ),
-    path("", include("django_sitemapkit.urls")),
+    *sitemap_urls(SITEMAPS),
     *i18n_patterns(*pages(), path("blog/<slug:slug>/feed/", pages()[-1].callback)),
 ]
