@@ -16,8 +16,9 @@ from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.writer import (
     CHANGEFREQS,
     MAX_ENTRIES_PER_FILE,
-    valid_changefreq,
-    valid_priority,
+    accepts,
+    changefreq_value,
+    priority_value,
 )
 
 # Section names appear in file names and URLs (``sitemap-<section>-<page>.xml``),
@@ -97,7 +98,7 @@ class SitemapChecks:
 
     def _check_priority(self, sitemap: Any, label: str) -> list[CheckMessage]:
         priority = type(sitemap).priority
-        if priority is None or callable(priority) or valid_priority(priority):
+        if priority is None or callable(priority) or accepts(priority_value, priority):
             return []
         return [
             Error(
@@ -108,7 +109,7 @@ class SitemapChecks:
 
     def _check_changefreq(self, sitemap: Any, label: str) -> list[CheckMessage]:
         changefreq = type(sitemap).changefreq
-        if changefreq is None or callable(changefreq) or valid_changefreq(changefreq):
+        if changefreq is None or callable(changefreq) or accepts(changefreq_value, changefreq):
             return []
         return [
             Error(

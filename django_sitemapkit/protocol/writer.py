@@ -11,7 +11,7 @@ no code path can produce an oversized file.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from xml.sax.saxutils import unescape
 
@@ -64,15 +64,6 @@ def priority_value(value: object) -> float:
     return number
 
 
-def valid_priority(value: object) -> bool:
-    """Whether ``value`` is a priority sitemaps.org allows (see ``priority_value()``)."""
-    try:
-        priority_value(value)
-    except ValueError:
-        return False
-    return True
-
-
 def changefreq_value(value: object) -> str:
     """``value`` as sitemaps.org writes a changefreq: ``"Daily"`` and ``" weekly"`` are taken.
 
@@ -83,10 +74,10 @@ def changefreq_value(value: object) -> str:
     raise ValueError(f"{value!r} is not one of {', '.join(sorted(CHANGEFREQS))}")
 
 
-def valid_changefreq(value: object) -> bool:
-    """Whether ``value`` is a changefreq sitemaps.org allows (see ``changefreq_value()``)."""
+def accepts(parse: Callable[[object], object], value: object) -> bool:
+    """Whether ``parse`` (``priority_value``, ``changefreq_value``) takes ``value``."""
     try:
-        changefreq_value(value)
+        parse(value)
     except ValueError:
         return False
     return True
