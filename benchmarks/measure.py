@@ -25,18 +25,20 @@ peak-RSS counter (``/proc/self/clear_refs``), runs the timed work, and reports:
 Contenders (see README.md): sitemapkit-build-fast, sitemapkit-build-nogzip,
 sitemapkit-images-build, sitemapkit-build-absurl, sitemapkit-build-perrow,
 sitemapkit-build-generic, contrib-views, icv-generate, floor, floor-gzip, sitemapkit-view-first,
-sitemapkit-view-last, sitemapkit-view-index, count, sitemapkit-incremental,
-sitemapkit-incremental-log;
+sitemapkit-view-last, sitemapkit-view-index, count, sitemapkit-incremental;
 in three languages (``benchsite.settings_i18n``): sitemapkit-i18n-build,
 sitemapkit-i18n-view-page, contrib-i18n-view-page, contrib-i18n-build;
-and the helpers prepare, seed, seed-demo.
+and the helpers prepare, warm, seed, seed-demo.
+
+``sitemapkit_src`` in the JSON line names the tree whose django_sitemapkit/ the
+process imported: this checkout, or the export named by ``BENCH_SITEMAPKIT_SRC``
+(run.py ``--rev`` / ``--compare``), which run.py checks.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import gzip
 import json
 import os
@@ -48,7 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from io import StringIO
 from pathlib import Path
@@ -60,14 +62,19 @@ PROJECT = HERE / "bench_project"
 # an export of another revision (run.py --rev) named by BENCH_SITEMAPKIT_SRC.
 REPO = Path(os.environ.get("BENCH_SITEMAPKIT_SRC") or HERE.parent).resolve()
 sys.path[:0] = [str(PROJECT), str(REPO)]
+# In the scratch folders' names, so two trees measured in one run never share one.
+TREE_TAG = REPO.name if os.environ.get("BENCH_SITEMAPKIT_SRC") else "worktree"
 
 BASE_URL = "https://www.example.com"
 LIMIT = 50_000  # URLs per file, every contender
 SCRATCH = Path(tempfile.gettempdir()) / "sitemapkit-bench"
-# updated_at values are spread over the year before this fixed instant, so a
-# reseeded database holds the same bytes every time.
+# updated_at values are spread over the year before this fixed instant by a
+# hash of the id (seed_offset), so a reseeded database holds the same bytes
+# every time, on SQLite and PostgreSQL alike.
 SEED_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 YEAR_SECONDS = 365 * 24 * 3600
+SEED_PRIME = 2_147_483_647  # 2**31 - 1: every product below stays within 64 bits
+SEED_MULTIPLIER = 48_271
 LOC_RE = re.compile(rb"<loc>([^<]*)</loc>")
 
 CONTENDERS = (
@@ -86,7 +93,6 @@ CONTENDERS = (
     "sitemapkit-view-index",
     "count",
     "sitemapkit-incremental",
-    "sitemapkit-incremental-log",
     "sitemapkit-i18n-build",
     "sitemapkit-i18n-view-page",
     "contrib-i18n-view-page",
@@ -101,7 +107,23 @@ I18N_CONTENDERS = (
     "contrib-i18n-build",
 )
 I18N_LANGUAGES = ("en", "fr", "de")  # settings_i18n.LANGUAGES
-HELPERS = ("prepare", "seed", "seed-demo")
+HELPERS = ("prepare", "warm", "seed", "seed-demo")
+# The section (bench/sitemaps.py mode) each django-sitemapkit contender lists: the
+# modes whose page boundaries prepare / warm persist.
+SECTION_MODES = {
+    "sitemapkit-build-fast": "fast",
+    "sitemapkit-build-nogzip": "fast",
+    "sitemapkit-images-build": "images",
+    "sitemapkit-build-absurl": "absurl",
+    "sitemapkit-build-perrow": "perrow",
+    "sitemapkit-build-generic": "generic",
+    "sitemapkit-view-first": "fast",
+    "sitemapkit-view-last": "fast",
+    "sitemapkit-view-index": "fast",
+    "sitemapkit-incremental": "fast",
+    "sitemapkit-i18n-build": "i18n",
+    "sitemapkit-i18n-view-page": "i18n",
+}
 
 
 # --------------------------------------------------------------------------- memory
@@ -183,7 +205,7 @@ def setup_django(mode: str = "fast", **env: str) -> int:
 
 def scratch_dir(prefix: str) -> Path:
     SCRATCH.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=prefix, dir=SCRATCH))
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{TREE_TAG}-", dir=SCRATCH))
 
 
 # --------------------------------------------------------------------------- counting output
@@ -216,50 +238,91 @@ def count_files(folder: Path, index_names: tuple[str, ...]) -> dict[str, int]:
 # --------------------------------------------------------------------------- seeding
 
 
-def seed_rows(count: int) -> Iterator[tuple[str, str, datetime, bool, str]]:
-    """(slug, title, updated_at, published, image) of articles 1..count, deterministic."""
-    rng = random.Random(20260101)
-    randrange = rng.randrange
-    for i in range(1, count + 1):
-        yield (
-            f"article-{i}",
-            f"Article number {i}",
-            SEED_EPOCH - timedelta(seconds=randrange(YEAR_SECONDS)),
-            True,
-            f"/media/articles/article-{i}.jpg",
-        )
+def seed_offset(i: int) -> int:
+    """Seconds before SEED_EPOCH of article ``i``'s updated_at: a hash of ``i``,
+    spread over the year. SEED_SQL computes the same in SQL."""
+    x = i * SEED_MULTIPLIER % SEED_PRIME
+    return (x * x + i) % SEED_PRIME % YEAR_SECONDS
+
+
+def seed_updated_at(i: int) -> datetime:
+    return SEED_EPOCH - timedelta(seconds=seed_offset(i))
+
+
+# Article i's (id, slug, title, updated_at, published, image) from the integer
+# column i of the row source; {epoch} is SEED_EPOCH as a Unix time.
+SEED_COLUMNS = (
+    "id, slug, title, updated_at, published, image",
+    "i, 'article-' || i, 'Article number ' || i, {updated_at}, TRUE, "
+    "'/media/articles/article-' || i || '.jpg'",
+)
+# %% is the modulo: these statements take parameters (%s).
+SEED_OFFSET_SQL = (
+    f"((i * {SEED_MULTIPLIER} %% {SEED_PRIME}) * (i * {SEED_MULTIPLIER} %% {SEED_PRIME}) + i)"
+    f" %% {SEED_PRIME} %% {YEAR_SECONDS}"
+)
 
 
 def seed(count: int) -> None:
-    """Empty the article table and insert ``count`` rows: COPY on PostgreSQL,
-    executemany in batches of 10,000 on SQLite, in one transaction."""
+    """Empty the article table and insert articles 1..``count`` with one
+    ``INSERT ... SELECT`` computed by the database (a recursive CTE on SQLite,
+    ``generate_series`` on PostgreSQL), in one transaction: no row goes through
+    Python, which is what makes 10,000,000 rows quick to seed."""
     from django.db import connection, transaction
 
     from bench.models import BenchArticle
 
     table = connection.ops.quote_name(BenchArticle._meta.db_table)
-    columns = "slug, title, updated_at, published, image"
+    epoch = int(SEED_EPOCH.timestamp())
+    columns, values = SEED_COLUMNS
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(f"TRUNCATE {table} RESTART IDENTITY")
-            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                for row in seed_rows(count):
-                    copy.write_row(row)
+            updated_at = f"to_timestamp({epoch} - {SEED_OFFSET_SQL})"
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) SELECT {values.format(updated_at=updated_at)}"
+                " FROM generate_series(1::bigint, %s) AS i",
+                [count],
+            )
+            # Explicit ids: move the identity past them for later inserts.
+            cursor.execute(
+                f"SELECT setval(pg_get_serial_sequence('{BenchArticle._meta.db_table}', 'id'),"
+                " GREATEST(%s, 1), %s)",
+                [count, count > 0],
+            )
         else:
             cursor.execute(f"DELETE FROM {table}")
             cursor.execute(
                 "DELETE FROM sqlite_sequence WHERE name = %s", [BenchArticle._meta.db_table]
             )
-            adapt = connection.ops.adapt_datetimefield_value
-            sql = f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s)"
-            batch: list[tuple[Any, ...]] = []
-            for slug, title, updated_at, published, image in seed_rows(count):
-                batch.append((slug, title, adapt(updated_at), published, image))
-                if len(batch) == 10_000:
-                    cursor.executemany(sql, batch)
-                    batch.clear()
-            if batch:
-                cursor.executemany(sql, batch)
+            # Django's text form of a UTC datetime without microseconds.
+            updated_at = f"datetime({epoch} - {SEED_OFFSET_SQL}, 'unixepoch')"
+            cursor.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 WHERE %s > 0 UNION ALL"
+                " SELECT i + 1 FROM n WHERE i < %s)"
+                f" INSERT INTO {table} ({columns}) SELECT {values.format(updated_at=updated_at)}"
+                " FROM n",
+                [count, count],
+            )
+
+
+def seeded_as_now(rows: int) -> bool:
+    """Do the first and last articles hold what seed() writes today?
+
+    A database seeded by an older formula (or before the image column) is seeded again.
+    """
+    from bench.models import BenchArticle
+
+    for i in {1, rows}:
+        row = BenchArticle.objects.filter(pk=i).values("slug", "updated_at", "image").first()
+        expected = {
+            "slug": f"article-{i}",
+            "updated_at": seed_updated_at(i),
+            "image": f"/media/articles/article-{i}.jpg",
+        }
+        if row != expected:
+            return False
+    return True
 
 
 def analyze() -> None:
@@ -287,11 +350,10 @@ def run_child(args: list[str], env: dict[str, str] | None = None) -> dict[str, A
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def do_prepare(rows: int, force: bool, warm_i18n: bool = False) -> dict[str, Any]:
-    """Migrate, seed if the table does not hold exactly ``rows`` rows, and warm up:
-    persist django-sitemapkit's page boundaries of both sections (of the i18n
-    section too with ``warm_i18n``; one index request each) and create
-    django-icv-sitemaps' section row."""
+def do_prepare(rows: int, force: bool, modes: list[str]) -> dict[str, Any]:
+    """Migrate, seed if the table does not hold exactly what seed() writes for
+    ``rows`` rows, create django-icv-sitemaps' section row, and warm the
+    sections of ``modes`` (see do_warm)."""
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connection
@@ -302,9 +364,7 @@ def do_prepare(rows: int, force: bool, warm_i18n: bool = False) -> dict[str, Any
     call_command("migrate", verbosity=0, interactive=False)
     have = BenchArticle.objects.count()
     max_id = BenchArticle.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-    # A table seeded before the image column existed has no images: seed again.
-    imageless = BenchArticle.objects.filter(image="").exists()
-    reseed = force or have != rows or max_id != rows or imageless
+    reseed = force or have != rows or max_id != rows or not seeded_as_now(rows)
     if reseed:
         t0 = time.perf_counter()
         seed(rows)
@@ -325,16 +385,22 @@ def do_prepare(rows: int, force: bool, warm_i18n: bool = False) -> dict[str, Any
         if not SitemapSection.objects.exists():
             call_command("icv_sitemaps_setup", stdout=StringIO())
         info["icv_sections"] = list(SitemapSection.objects.values_list("name", flat=True))
-    # Page boundaries are cut and stored on first use; do it here, untimed. The
-    # view reads the section's mode from BENCH_MODE_OVERRIDE, so these are modes
-    # of bench/sitemaps.py (sitemapkit-build-nogzip builds fast's section).
-    modes = ("fast", "images", "absurl", "perrow", "generic", *(["i18n"] if warm_i18n else []))
+    info.update(do_warm(rows, modes))
+    info["server_version"] = server_version()
+    return info
+
+
+def do_warm(rows: int, modes: list[str]) -> dict[str, Any]:
+    """Persist django-sitemapkit's page boundaries of the sections of ``modes``
+    (bench/sitemaps.py), untimed: one index request each, in a child process
+    importing the same tree as this one (run.py runs it for each tree measured)."""
+    info = {}
     for mode in modes:
+        # The view reads the section's mode from BENCH_MODE_OVERRIDE.
         warm = run_child(
             ["sitemapkit-view-index", "--rows", str(rows)], {"BENCH_MODE_OVERRIDE": mode}
         )
         info[f"warm_{mode}_seconds"] = warm["seconds"]
-    info["server_version"] = server_version()
     return info
 
 
@@ -371,17 +437,10 @@ def sitemapkit_build(
     return m.result
 
 
-def sitemapkit_incremental(rows: int, log: bool = False, **_: Any) -> dict[str, Any]:
-    """Full build (in a child process, untimed), then 10 rows' updated_at
-    changed, then the timed incremental build.
-
-    Without ``log``: the rows changed with QuerySet.update() + invalidate(),
-    and the build scans every page for changes. With ``log``
-    (``CHANGE_LOG``, ``sitemapkit-incremental-log``): each row saved with
-    ``save()``, as an edit in the admin is, and the build reads the log.
-    """
+def sitemapkit_incremental(rows: int, **_: Any) -> dict[str, Any]:
+    """Full build (in a child process, untimed), then 10 random rows' updated_at
+    changed with QuerySet.update() + invalidate(), then the timed incremental build."""
     build_dir = scratch_dir("sitemapkit-incr-")
-    os.environ["BENCH_CHANGE_LOG"] = "1" if log else "0"
     full = run_child(["sitemapkit-build-fast", "--keep-dir", str(build_dir)])
     baseline = setup_django("fast", BENCH_BUILD_DIR=str(build_dir))
     from django.core.management import call_command
@@ -393,13 +452,8 @@ def sitemapkit_incremental(rows: int, log: bool = False, **_: Any) -> dict[str, 
     ids = random.Random().sample(range(1, rows + 1), 10)
     before = dict(BenchArticle.objects.filter(pk__in=ids).values_list("pk", "updated_at"))
     t0 = time.perf_counter()
-    if log:
-        for article in BenchArticle.objects.filter(pk__in=ids):
-            article.updated_at = timezone.now()
-            article.save(update_fields=["updated_at"])
-    else:
-        BenchArticle.objects.filter(pk__in=ids).update(updated_at=timezone.now())
-        sitemapkit.invalidate()
+    BenchArticle.objects.filter(pk__in=ids).update(updated_at=timezone.now())
+    sitemapkit.invalidate()
     update_seconds = time.perf_counter() - t0
     out = StringIO()
     try:
@@ -720,9 +774,12 @@ def main() -> None:
         "--force", action="store_true", help="prepare: reseed even if the row count matches"
     )
     parser.add_argument(
-        "--warm-i18n",
-        action="store_true",
-        help="prepare: also persist the page boundaries of the i18n section",
+        "--modes",
+        nargs="*",
+        default=[],
+        choices=sorted(set(SECTION_MODES.values())),
+        help="prepare, warm: the sections (bench/sitemaps.py modes) whose page boundaries "
+        "to persist",
     )
     args = parser.parse_args()
     name: str = args.contender
@@ -735,7 +792,6 @@ def main() -> None:
         "sitemapkit-build-generic": lambda **kw: sitemapkit_build("generic", **kw),
         "sitemapkit-images-build": lambda **kw: sitemapkit_build("images", **kw),
         "sitemapkit-incremental": sitemapkit_incremental,
-        "sitemapkit-incremental-log": functools.partial(sitemapkit_incremental, log=True),
         "contrib-views": contrib_views,
         "icv-generate": icv_generate,
         "floor": lambda **kw: floor(False, **kw),
@@ -751,12 +807,18 @@ def main() -> None:
         "seed": seed_bench,
         "seed-demo": seed_demo,
     }
-    if name == "prepare":
+    if name in ("prepare", "warm"):
         setup_django("fast")
-        result: dict[str, Any] = do_prepare(args.rows, args.force, args.warm_i18n)
+        if name == "prepare":
+            result: dict[str, Any] = do_prepare(args.rows, args.force, args.modes)
+        else:
+            result = do_warm(args.rows, args.modes)
     else:
         result = runners[name](**kwargs)
     result["contender"] = name
+    if "django_sitemapkit" in sys.modules:  # not for seed-demo, run as a child
+        package = sys.modules["django_sitemapkit"].__file__
+        result["sitemapkit_src"] = str(Path(str(package)).resolve().parent.parent)
     sys.stdout.write(json.dumps(result, default=str) + "\n")
 
 

@@ -13,20 +13,21 @@ driver (``benchmarks/run.py``) can start each measurement as a fresh process:
     ``GenericSitemap``). See ``bench/sitemaps.py``. (``i18n``, the fast path
     in three languages, comes with ``benchsite.settings_i18n``.)
 ``BENCH_BUILD_DIR``
-    ``SITEMAPKIT["BUILD_DIR"]`` for ``sitemapkit_build``.
+    ``SITEMAPKIT["BUILD_DIR"]`` for ``sitemapkit_build`` (every measurement
+    names a fresh one; the default is apart per tree measured).
 ``BENCH_GZIP``
     ``SITEMAPKIT["GZIP"]``: ``1`` (default) writes each file's ``.xml.gz``
     beside its ``.xml``; ``0`` writes the ``.xml`` only.
-``BENCH_CHANGE_LOG``
-    ``SITEMAPKIT["CHANGE_LOG"]``: ``1`` notes saved rows for incremental
-    builds; ``0`` (default) does not.
-``BENCH_PARALLEL``
-    ``SITEMAPKIT["PARALLEL_BUILD"]``: ``1`` (default) lets a full build fork
-    its worker; ``0`` renders every page in the build's process.
+``BENCH_SITEMAPKIT_SRC``
+    the tree whose ``django_sitemapkit/`` is imported (``run.py --rev`` /
+    ``--compare`` export an older revision there); default: this checkout.
 ``BENCH_ICV_DIR``
     root of the FileSystemStorage django-icv-sitemaps writes into.
 ``BENCH_CACHE_TIMEOUT``
     ``SITEMAPKIT["CACHE_TIMEOUT"]``; default 0 (no caching of rendered files).
+
+``SITEMAPKIT`` names only settings that every revision measured knows, so that
+an older revision (``run.py --compare``) runs with the same settings file.
 """
 
 from __future__ import annotations
@@ -82,14 +83,18 @@ BASE_URL = "https://www.example.com"
 
 SITEMAPKIT = {
     "BASE_URL": BASE_URL,
-    "BUILD_DIR": os.environ.get("BENCH_BUILD_DIR", str(SCRATCH / "sitemapkit")),
+    "BUILD_DIR": os.environ.get(
+        "BENCH_BUILD_DIR",
+        str(
+            SCRATCH
+            / f"sitemapkit-{Path(os.environ.get('BENCH_SITEMAPKIT_SRC') or 'worktree').name}"
+        ),
+    ),
     "CACHE_TIMEOUT": int(os.environ.get("BENCH_CACHE_TIMEOUT", "0")),
     "GZIP": os.environ.get("BENCH_GZIP", "1") != "0",
-    "CHANGE_LOG": os.environ.get("BENCH_CHANGE_LOG", "0") == "1",
     # Files without the <?xml-stylesheet?> line (57 bytes a file): byte for byte
     # what the floor and earlier revisions (run.py --rev) write, which they are checked against.
     "STYLESHEET": False,
-    "PARALLEL_BUILD": os.environ.get("BENCH_PARALLEL", "1") == "1",
 }
 
 # django-icv-sitemaps: one section over a proxy of the same table (bench.IcvArticle),
