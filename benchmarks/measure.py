@@ -67,7 +67,8 @@ TREE_TAG = REPO.name if os.environ.get("BENCH_SITEMAPKIT_SRC") else "worktree"
 
 BASE_URL = "https://www.example.com"
 LIMIT = 50_000  # URLs per file, every contender
-SCRATCH = Path(tempfile.gettempdir()) / "sitemapkit-bench"
+# run.py's scratch folder for this run (removed at its end), or a shared default.
+SCRATCH = Path(os.environ.get("BENCH_SCRATCH") or Path(tempfile.gettempdir()) / "sitemapkit-bench")
 # updated_at values are spread over the year before this fixed instant by a
 # hash of the id (seed_offset), so a reseeded database holds the same bytes
 # every time, on SQLite and PostgreSQL alike.

@@ -36,7 +36,10 @@ import measure  # benchmarks/measure.py, beside this script
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 MEASURE = HERE / "measure.py"
-SCRATCH = Path(tempfile.gettempdir()) / "sitemapkit-bench"
+# This run's scratch folder (exports, builds, verification), removed at its end; the
+# measurements get it as BENCH_SCRATCH. One per run, so that runs at the same time
+# (from other checkouts too) never remove one another's files.
+SCRATCH = Path(tempfile.gettempdir()) / f"sitemapkit-bench-{os.getpid()}"
 DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/sitemapkit_bench"
 
 # The contenders' names are measure.py's, which runs them. Those of the
@@ -358,7 +361,8 @@ def verify_group(
     """The group's checks of what the contenders write (unless --no-verify)."""
     checked = [c for c in SAME_BYTES_AS_FLOOR if c == FAST or c in contenders]
     group["verified_builds"] = []
-    work = Path(tempfile.mkdtemp(prefix="verify-", dir=SCRATCH.parent))
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="verify-", dir=SCRATCH))
     try:
         if set(contenders) - set(I18N_CONTENDERS):
             group["identical_to_floor"] = verify(env, timeout, checked, trees, work)
@@ -519,7 +523,8 @@ def verify_i18n(env: dict[str, str], timeout: float, tree: Tree) -> dict[str, An
     a multiple of 3, contrib's page also lists the first languages of the next
     item, which sitemapkit lists on page 2. Those are reported, not failed.
     """
-    work = Path(tempfile.mkdtemp(prefix="verify-i18n-", dir=SCRATCH.parent))
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="verify-i18n-", dir=SCRATCH))
     try:
         pages = {}
         for side, contender in (
@@ -779,7 +784,7 @@ def must_hold(report: dict[str, Any]) -> str:
     rows += scaling_rows(groups)
     if not rows:
         return ""
-    header = ("figure", "group", "after", "before", "limit", "")
+    header: tuple[str, ...] = ("figure", "group", "after", "before", "limit", "")
     if not any(g.get("before") for g in groups):  # one tree: no before column
         header = ("figure", "group", "value", "limit", "")
         rows = [row[:3] + row[4:] for row in rows]
@@ -976,6 +981,7 @@ def main() -> None:
         "interleaved run: django-sitemapkit's contenders run for both",
     )
     args = parser.parse_args()
+    os.environ["BENCH_SCRATCH"] = str(SCRATCH)  # every measurement's, children's too
     if args.quick:
         args.rows = args.rows or [20_000]
         args.repeat = args.repeat or 1
@@ -1037,7 +1043,6 @@ def main() -> None:
     write_report(report, args.out)
     print(all_tables(report))
     print(f"\n{report['total_minutes']:.1f} min in all; JSON: {args.out}")
-    shutil.rmtree(SCRATCH, ignore_errors=True)
     failed = any(
         s.get("errors") or s.get("url_mismatch") or "median" not in s
         for g in report["groups"].values()
@@ -1090,4 +1095,7 @@ def write_report(report: dict[str, Any], path: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        shutil.rmtree(SCRATCH, ignore_errors=True)

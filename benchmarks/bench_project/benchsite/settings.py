@@ -18,6 +18,9 @@ driver (``benchmarks/run.py``) can start each measurement as a fresh process:
 ``BENCH_GZIP``
     ``SITEMAPKIT["GZIP"]``: ``1`` (default) writes each file's ``.xml.gz``
     beside its ``.xml``; ``0`` writes the ``.xml`` only.
+``BENCH_SCRATCH``
+    the folder of the run's temporary files (``run.py`` makes one per run);
+    default: ``sitemapkit-bench`` in the system's temporary folder.
 ``BENCH_SITEMAPKIT_SRC``
     the tree whose ``django_sitemapkit/`` is imported (``run.py --rev`` /
     ``--compare`` export an older revision there); default: this checkout.
@@ -77,7 +80,7 @@ DATABASES = {
 }
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-SCRATCH = Path(tempfile.gettempdir()) / "sitemapkit-bench"
+SCRATCH = Path(os.environ.get("BENCH_SCRATCH") or Path(tempfile.gettempdir()) / "sitemapkit-bench")
 BENCH_SITEMAPKIT_MODE = os.environ.get("BENCH_SITEMAPKIT_MODE", "fast")
 BASE_URL = "https://www.example.com"
 
