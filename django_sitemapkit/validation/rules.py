@@ -1,45 +1,180 @@
-"""The checks of ``sitemapkit_validate``: from a source's index to every file it names.
+"""The checks of ``sitemapkit_validate``, from a source's index to every file it names, and its report.
 
 Per file: well-formed and valid (``xmlfile.py``), within the protocol's
 limits, every ``<loc>`` on the index's scheme and host and under the file's
-own directory, no URL listed twice (in any file of the set: ``seen.py``),
-no lastmod in the future, and a ``.gz`` twin, where there is one, holding
-the same bytes. Per set: every file the index names exists, and robots.txt
-(when one is known) names the index. Every file is read up to the
-protocol's limits (``bounded.py``), gunzipped when it is gzip; an index is
-followed for its first 50,000 files only; a live site stops at the run's
-deadline (``live.py``).
+own directory, no URL listed twice (in any file of the set), no lastmod in
+the future, and a ``.gz`` twin, where there is one, holding the same bytes.
+Per set: every file the index names exists, and robots.txt (when one is
+known) names the index. An index is followed for its first 50,000 files
+only; a live site stops at the run's deadline. Each rule reports at most
+:data:`MAX_PER_RULE` findings per file, then one line counting the rest.
 """
 
 from __future__ import annotations
 
 import datetime
 import gzip
+import hashlib
+import json
 import zlib
-from collections.abc import Callable
+from array import array
+from collections import Counter
+from collections.abc import Callable, Sequence
 from contextlib import closing
+from dataclasses import asdict, dataclass, field
 
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, MAX_ENTRIES_PER_FILE
-from django_sitemapkit.validation.bounded import content, gunzipped
-from django_sitemapkit.validation.findings import Report
-from django_sitemapkit.validation.schemas import Schemas
-from django_sitemapkit.validation.seen import SeenUrls
 from django_sitemapkit.validation.sources import (
     FetchError,
     OffSite,
     Source,
     TimeUp,
+    content,
     directory,
+    gunzipped,
     origin,
     sitemap_lines,
 )
-from django_sitemapkit.validation.values import parse_lastmod
-from django_sitemapkit.validation.xmlfile import Entry, HashingReader, Scan, scan
+from django_sitemapkit.validation.xmlfile import (
+    Entry,
+    HashingReader,
+    Scan,
+    Schemas,
+    parse_lastmod,
+    scan,
+)
 
 # A lastmod this far past the validator's clock is still "now" (clocks disagree).
 CLOCK_SKEW = datetime.timedelta(minutes=15)
-# What reading a gzip file that is not one raises.
 _NOT_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
+MAX_PER_RULE = 10
+# The URLs of a set remembered for the duplicate rule across files: twenty full files.
+MAX_TRACKED = 1_000_000
+_FIRST_SLOTS = 1 << 16
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str  # a file name for a folder or storage, a URL for a live site
+    rule: str
+    message: str
+    where: str = ""
+
+    def line(self) -> str:
+        where = f" ({self.where})" if self.where else ""
+        return f"{self.file}: [{self.rule}] {self.message}{where}"
+
+
+@dataclass
+class Report:
+    """Every finding of one set, and what was checked."""
+
+    target: str
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    urls: int = 0
+    _counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # Findings past MAX_PER_RULE, per (file, rule): reported as one line each at the end.
+    _extra: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def add(self, file: str, rule: str, message: str, where: str = "") -> None:
+        self._counts[file, rule] += 1
+        if self._counts[file, rule] > MAX_PER_RULE:
+            self._extra[file, rule] += 1
+        else:
+            self.findings.append(Finding(file, rule, message, where))
+
+    def finish(self) -> Report:
+        for (file, rule), count in self._extra.items():
+            self.findings.append(Finding(file, rule, f"... and {count:,} more like these"))
+        self._extra.clear()
+        return self
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def as_text(reports: Sequence[Report]) -> str:
+    lines: list[str] = []
+    for report in reports:
+        lines += [finding.line() for finding in report.findings]
+        verdict = "valid" if report.ok else f"{len(report.findings):,} problem(s)"
+        lines.append(
+            f"{report.target}: {report.files:,} file(s), {report.urls:,} URL(s) checked: {verdict}."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def as_json(reports: Sequence[Report]) -> str:
+    sets = [
+        {
+            "target": report.target,
+            "ok": report.ok,
+            "files": report.files,
+            "urls": report.urls,
+            "findings": [asdict(finding) for finding in report.findings],
+        }
+        for report in reports
+    ]
+    return json.dumps({"ok": all(r.ok for r in reports), "sets": sets}, indent=2) + "\n"
+
+
+class SeenUrls:
+    """Which file first listed each URL of a set, in bounded memory whatever the set's size.
+
+    A URL is remembered by an 8-byte fingerprint with the number of its file,
+    in an open-addressing table of two arrays (20 to 40 bytes a URL, where a
+    dict of URLs takes 135), up to ``limit`` URLs; past that, every URL is
+    still checked against those, and against the URLs of its own file, which
+    the protocol caps at 50,000.
+    """
+
+    def __init__(self, limit: int = MAX_TRACKED) -> None:
+        self.limit = limit
+        self.count = 0
+        self._keys, self._files = array("Q"), array("H")  # file numbers: at most 50,001
+        self._resize(_FIRST_SLOTS)
+        # The URLs of the current file once the table is full.
+        self._file = -1
+        self._overflow: set[int] = set()
+
+    def first(self, url: str, file: int) -> int | None:
+        """The number of the file that listed ``url`` before, else None (and it is remembered)."""
+        # Never 0: the mark of an empty slot.
+        key = int.from_bytes(hashlib.blake2b(url.encode(), digest_size=8).digest()) or 1
+        slot = self._slot(key)
+        if self._keys[slot]:
+            return self._files[slot]
+        if self.count < self.limit:
+            self._keys[slot], self._files[slot] = key, file
+            self.count += 1
+            if 2 * self.count > len(self._keys):
+                self._resize(2 * len(self._keys))
+            return None
+        if file != self._file:
+            self._file, self._overflow = file, set()
+        if key in self._overflow:
+            return file
+        if len(self._overflow) < MAX_ENTRIES_PER_FILE:
+            self._overflow.add(key)
+        return None
+
+    def _slot(self, key: int) -> int:
+        """The slot holding ``key``, or the empty one where it would go."""
+        mask = len(self._keys) - 1
+        slot = key & mask
+        while self._keys[slot] and self._keys[slot] != key:
+            slot = (slot + 1) & mask
+        return slot
+
+    def _resize(self, slots: int) -> None:
+        old = self._keys, self._files
+        self._keys, self._files = array("Q", [0]) * slots, array("H", [0]) * slots
+        for key, file in zip(*old, strict=True):
+            if key:
+                slot = self._slot(key)
+                self._keys[slot], self._files[slot] = key, file
 
 
 class SetCheck:
@@ -224,8 +359,3 @@ class SetCheck:
         elif self.source.index_url not in sitemap_lines(content):
             message = f"has no 'Sitemap: {self.source.index_url}' line"
             self.report.add(where, "robots", message)
-
-
-def validate_set(source: Source, report: Report, schemas: Schemas | None) -> None:
-    """Check the set ``source`` holds into ``report``."""
-    SetCheck(source, report, schemas).run()

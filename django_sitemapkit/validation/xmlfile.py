@@ -1,39 +1,53 @@
 """One sitemap or index file, read as a stream: its entries, size, hash and first problem.
 
 Memory stays bounded whatever the file's size: elements are dropped as soon
-as their entry is read (``iterparse``), and the bytes only pass through a
-hash. The structure rules of the schemas (root element and namespace, the
-entry's children and their order, required ``<loc>``, the values of
-``values.py``) run in Python on every file; with schemas at hand, lxml
-validates the file against them as it streams too. A file gets one
-``xml`` or ``schema`` finding at most: its first problem. The protocol
+as their entry is read, and the bytes only pass through a hash. The
+schemas' rules (root element and namespace, the entry's children and their
+order, a required ``<loc>``, the values each field allows) run in Python on
+every file; with the official XSDs at hand (``--xsd-dir``, which needs
+lxml), lxml validates the file against them as it streams too. A file gets
+one ``xml`` or ``schema`` finding at most: its first problem. The protocol
 wants UTF-8: a file in any other encoding is reported, and not parsed.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
+from urllib.parse import urlsplit
 
-from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, SITEMAP_NS
-from django_sitemapkit.validation import values
-from django_sitemapkit.validation.bounded import Readable
-from django_sitemapkit.validation.schemas import SchemaCheck, Schemas
+from django_sitemapkit.protocol.writer import CHANGEFREQS, MAX_BYTES_PER_FILE, SITEMAP_NS
+from django_sitemapkit.validation.sources import Readable
 
+try:
+    from lxml import etree
+except ImportError:  # pragma: no cover - lxml is optional
+    etree = None
+
+XSD_DIR_ENV = "SITEMAPKIT_XSD_DIR"
+URLSET_WITH_EXTENSIONS = "sitemap-all.local.xsd"
+# Remote schema locations served from the folder, never fetched.
+_LOCAL_COPIES = {"http://www.w3.org/2001/xml.xsd": "xml.xsd"}
+# tLoc: an anyURI of 12 to 2,048 characters; the protocol wants it absolute.
+LOC_MIN, LOC_MAX = 12, 2048
+# xsd:date or xsd:dateTime (seconds required, fractions and a zone optional).
+_LASTMOD = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})"
+    r"(?:T(?P<time>\d{2}:\d{2}:\d{2})(?P<fraction>\.\d+)?)?"
+    r"(?P<zone>Z|[+-]\d{2}:\d{2})?"
+)
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
 _NS = f"{{{SITEMAP_NS}}}"
 FIELDS = {
     "urlset": ("url", ("loc", "lastmod", "changefreq", "priority")),
     "sitemapindex": ("sitemap", ("loc", "lastmod")),
-}
-_CHECKS: dict[str, Callable[[str], str | None]] = {
-    "loc": values.loc_problem,
-    "lastmod": values.lastmod_problem,
-    "changefreq": values.changefreq_problem,
-    "priority": values.priority_problem,
 }
 # The root element's name, found in the first bytes to pick the schema.
 _ROOT = re.compile(rb"<(?:[\w.-]+:)?(urlset|sitemapindex)[\s>/]")
@@ -41,6 +55,154 @@ _ROOT = re.compile(rb"<(?:[\w.-]+:)?(urlset|sitemapindex)[\s>/]")
 _ENCODING = re.compile(rb"(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?\bencoding\s*=\s*[\"']([^\"']*)[\"']")
 _PEEK_BYTES = 65_536
 _CHUNK = 1 << 20
+
+
+def loc_problem(value: str) -> str | None:
+    if not LOC_MIN <= len(value) <= LOC_MAX:
+        return f"<loc> must be {LOC_MIN} to {LOC_MAX:,} characters long, not {len(value):,}"
+    if any(c.isspace() for c in value):
+        return f"<loc> {value[:100]!r} contains whitespace"
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return f"<loc> {value[:100]!r} is not a URL"
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"<loc> {value[:100]!r} is not an absolute http(s) URL"
+    return None
+
+
+def parse_lastmod(value: str) -> datetime.datetime | None:
+    """The instant a lastmod names (a date: its start, at UTC+14), or None when invalid."""
+    match = _LASTMOD.fullmatch(value)
+    if match is None:
+        return None
+    zone = match["zone"] or "+14:00"  # no zone: read as early as it can be anywhere
+    zone = "+00:00" if zone == "Z" else zone
+    try:
+        offset = datetime.timezone(
+            int(zone[0] + "1") * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        )
+        day = datetime.date.fromisoformat(match["date"])
+        clock = datetime.time.fromisoformat(match["time"] or "00:00:00")
+    except ValueError:
+        return None
+    return datetime.datetime.combine(day, clock, tzinfo=offset)
+
+
+def lastmod_problem(value: str) -> str | None:
+    if parse_lastmod(value) is None:
+        return f"<lastmod> {value[:60]!r} is not a W3C date or date-time"
+    return None
+
+
+def changefreq_problem(value: str) -> str | None:
+    if value not in CHANGEFREQS:
+        return f"<changefreq> {value[:60]!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
+    return None
+
+
+def priority_problem(value: str) -> str | None:
+    if not _DECIMAL.fullmatch(value) or not 0 <= float(value) <= 1:
+        return f"<priority> {value[:60]!r} is not a number from 0.0 to 1.0"
+    return None
+
+
+_CHECKS: dict[str, Callable[[str], str | None]] = {
+    "loc": loc_problem,
+    "lastmod": lastmod_problem,
+    "changefreq": changefreq_problem,
+    "priority": priority_problem,
+}
+# The XSDs of a folder, by root element.
+Schemas = dict[str, Any]
+
+
+class SchemaError(Exception):
+    """The schema folder cannot be used; the message says why."""
+
+
+def load_schemas(option: str | None) -> Schemas | None:
+    """The schemas of the folder ``--xsd-dir`` names, else ``$SITEMAPKIT_XSD_DIR``; None: neither.
+
+    The folder holds ``sitemap.xsd`` and ``siteindex.xsd``, and, for pages with
+    extensions, a wrapper ``sitemap-all.local.xsd`` importing their schemas.
+    Raises SchemaError when it cannot be used.
+    """
+    value = option or os.environ.get(XSD_DIR_ENV)
+    if not value:
+        return None
+    folder = Path(value).expanduser()
+    if etree is None:
+        raise SchemaError(
+            f"validating against the XSDs of {folder} needs lxml, which is not installed: "
+            "pip install lxml (the package's 'validate' extra installs it)"
+        )
+    for name in ("sitemap.xsd", "siteindex.xsd"):
+        if not (folder / name).is_file():
+            raise SchemaError(f"{folder} has no {name}")
+    extended = (folder / URLSET_WITH_EXTENSIONS).is_file()
+    urlset = URLSET_WITH_EXTENSIONS if extended else "sitemap.xsd"
+    try:
+        return {"urlset": _schema(folder, urlset), "sitemapindex": _schema(folder, "siteindex.xsd")}
+    except (etree.XMLSchemaParseError, etree.XMLSyntaxError, OSError) as exc:
+        raise SchemaError(f"cannot read the schemas of {folder}: {exc}") from None
+
+
+_SAFE = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False}
+
+
+def _schema(folder: Path, name: str) -> Any:
+    parser = etree.XMLParser(**_SAFE)
+    parser.resolvers.add(_LocalResolver(folder))
+    return etree.XMLSchema(etree.parse(str(folder / name), parser))
+
+
+if etree is not None:
+
+    class _LocalResolver(etree.Resolver):  # type: ignore[misc]
+        def __init__(self, folder: Path) -> None:
+            super().__init__()
+            self.folder = folder
+
+        def resolve(self, system_url: str | None, public_id: str | None, context: Any) -> Any:
+            local = _LOCAL_COPIES.get(system_url or "")
+            if local is None:
+                return None
+            return self.resolve_filename(str(self.folder / local), context)
+
+
+class SchemaCheck:
+    """Validates the chunks of one file fed to it, keeping its first error.
+
+    lxml parses alongside the standard library's parser (which reads the
+    entries and finds well-formedness errors: lxml misses some of those
+    while validating against a schema that imports others); each element
+    is dropped once validated, so memory stays flat.
+    """
+
+    def __init__(self, schema: Any) -> None:
+        self.parser = etree.XMLPullParser(events=("end",), schema=schema, **_SAFE)
+        self.problem: tuple[str, str] | None = None
+
+    def feed(self, chunk: bytes | None) -> None:
+        """Validate the next chunk (None: the end of the file)."""
+        if self.problem is not None:
+            return
+        try:
+            if chunk is None:
+                self.parser.close()
+            else:
+                self.parser.feed(chunk)
+        except etree.XMLSyntaxError as exc:
+            log = getattr(exc, "error_log", None) or []
+            schema = any(entry.domain_name == "SCHEMASV" for entry in log)
+            message = str(exc.msg or exc).split(" (<string>", 1)[0].split(", line ", 1)[0]
+            self.problem = ("schema" if schema else "xml", message)
+            return
+        for _, element in self.parser.read_events():
+            parent = element.getparent()
+            if parent is not None and parent.getparent() is None:
+                parent.remove(element)
 
 
 @dataclass(frozen=True)
@@ -156,7 +318,7 @@ class _Structure:
 
     def end(self, element: Any) -> None:
         if self.scan.kind is not None and self.depth == 3 and self.field is not None:
-            self._end_field(self.field, values.collapse(element.text))
+            self._end_field(self.field, (element.text or "").strip())
         elif self.scan.kind is not None and self.depth == 2 and self.field is None:
             self._end_entry(element)
         elif self.depth == 1 and self.scan.kind is not None and not self.scan.entries:
@@ -201,7 +363,7 @@ def scan(
         structure.fail("xml", not_utf8)
     else:
         kind = match.group(1).decode() if match is not None else None
-        check = SchemaCheck(schemas.for_root(kind)) if schemas is not None and kind else None
+        check = SchemaCheck(schemas[kind]) if schemas is not None and kind else None
         _parse(reader, structure, check)
     reader.drain()
     result.size, result.sha256 = reader.size, reader.hash.hexdigest()

@@ -1,9 +1,6 @@
 """``manage.py sitemapkit_validate [PATH | URL]``: check a published set or a live site.
 
-Exit status 0 when every file is right, 1 with findings (one line each, or
-``--format json``) or when there is nothing to check. A live site is read
-within ``--deadline`` seconds. The checks live in
-``django_sitemapkit.validation``.
+Exit status 0 when every file is right, 1 with findings or when there is nothing to check.
 """
 
 from __future__ import annotations
@@ -16,19 +13,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.management.siteoption import add_site_option
-from django_sitemapkit.validation.findings import Report
-from django_sitemapkit.validation.live import DEFAULT_DEADLINE
-from django_sitemapkit.validation.report import as_json, as_text
-from django_sitemapkit.validation.rules import validate_set
-from django_sitemapkit.validation.schemas import SchemaError, load_schemas, schema_folder
-from django_sitemapkit.validation.sources import Source
-from django_sitemapkit.validation.targets import (
+from django_sitemapkit.validation.rules import Report, SetCheck, as_json, as_text
+from django_sitemapkit.validation.sources import (
+    DEFAULT_DEADLINE,
+    Source,
     TargetError,
     is_url,
     live_sources,
     path_source,
     published_sources,
 )
+from django_sitemapkit.validation.xmlfile import SchemaError, load_schemas
 
 
 class Command(BaseCommand):
@@ -73,14 +68,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            schemas = load_schemas(schema_folder(options["xsd_dir"]))
+            schemas = load_schemas(options["xsd_dir"])
             sources = self.sources(options)
         except (SchemaError, TargetError) as exc:
             raise CommandError(str(exc)) from None
         reports = []
         for source in sources:
             report = Report(source.label)
-            validate_set(source, report, schemas)
+            SetCheck(source, report, schemas).run()
             reports.append(report.finish())
         render = as_json if options["format"] == "json" else as_text
         self.stdout.write(render(reports), ending="")
