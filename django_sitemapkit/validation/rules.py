@@ -1,13 +1,8 @@
-"""The checks of ``sitemapkit_validate``, from a source's index to every file it names, and its report.
+"""The rules of ``sitemapkit_validate`` over a set (an index and the files it names), and its report.
 
-Per file: well-formed and valid (``xmlfile.py``), within the protocol's
-limits, every ``<loc>`` on the index's scheme and host and under the file's
-own directory, no URL listed twice (in any file of the set), no lastmod in
-the future, and a ``.gz`` twin, where there is one, holding the same bytes.
-Per set: every file the index names exists, and robots.txt (when one is
-known) names the index. An index is followed for its first 50,000 files
-only; a live site stops at the run's deadline. Each rule reports at most
-:data:`MAX_PER_RULE` findings per file, then one line counting the rest.
+The rules are docs/commands.md's table. Each reports at most :data:`MAX_PER_RULE`
+findings per file, then one line counting the rest, so that a broken file of
+50,000 entries gives a readable report.
 """
 
 from __future__ import annotations
@@ -22,27 +17,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
+from typing import TypeVar
 
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, MAX_ENTRIES_PER_FILE
-from django_sitemapkit.validation.sources import (
-    FetchError,
-    OffSite,
-    Source,
-    TimeUp,
-    content,
-    directory,
-    gunzipped,
-    origin,
-    sitemap_lines,
-)
-from django_sitemapkit.validation.xmlfile import (
-    Entry,
-    HashingReader,
-    Scan,
-    Schemas,
-    parse_lastmod,
-    scan,
-)
+from django_sitemapkit.validation import sources, xmlfile
 
 # A lastmod this far past the validator's clock is still "now" (clocks disagree).
 CLOCK_SKEW = datetime.timedelta(minutes=15)
@@ -51,6 +29,9 @@ MAX_PER_RULE = 10
 # The URLs of a set remembered for the duplicate rule across files: twenty full files.
 MAX_TRACKED = 1_000_000
 _FIRST_SLOTS = 1 << 16
+_T = TypeVar("_T")
+# What a missing file is reported as: (file, message, where).
+Missing = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
@@ -123,11 +104,9 @@ def as_json(reports: Sequence[Report]) -> str:
 class SeenUrls:
     """Which file first listed each URL of a set, in bounded memory whatever the set's size.
 
-    A URL is remembered by an 8-byte fingerprint with the number of its file,
-    in an open-addressing table of two arrays (20 to 40 bytes a URL, where a
-    dict of URLs takes 135), up to ``limit`` URLs; past that, every URL is
-    still checked against those, and against the URLs of its own file, which
-    the protocol caps at 50,000.
+    An 8-byte fingerprint per URL with its file's number, in an open-addressing table
+    of two arrays (20 to 40 bytes a URL; a dict of URLs takes 135), up to ``limit``
+    URLs; past that, a URL is checked against those and against its own file's.
     """
 
     def __init__(self, limit: int = MAX_TRACKED) -> None:
@@ -178,116 +157,79 @@ class SeenUrls:
 
 
 class SetCheck:
-    """One set of files (an index and its pages) checked into ``report``."""
+    """One set of files (an index and its pages), checked by ``run()`` into a report."""
 
-    def __init__(self, source: Source, report: Report, schemas: Schemas | None) -> None:
+    def __init__(self, source: sources.Source, schemas: xmlfile.Schemas | None) -> None:
         self.source = source
-        self.report = report
+        self.report = Report(source.label)
         self.schemas = schemas
         self.now = datetime.datetime.now(tz=datetime.UTC) + CLOCK_SKEW
-        # The page URLs seen, each with the number of the file that listed it first.
         self.seen = SeenUrls()
         self.files: list[str] = []  # the names of the files read, by number
-        self.origin = origin(source.index_url)
+        self.origin = sources.origin(source.index_url)
 
-    def run(self) -> None:
+    def run(self) -> Report:
         try:
             if self.check_set():
                 self.check_robots()
-        except TimeUp:
+        except sources.TimeUp:
             pass  # reported where it struck; nothing more is read
+        return self.report.finish()
 
     def check_set(self) -> bool:
         """Check the index and the files it names; False when there is no index to read."""
-        index_url = self.source.index_url
-        pages: list[Entry] = []
+        url = self.source.index_url
+        index, folder = self.source.name(url), sources.directory(url)
+        pages: list[xmlfile.Entry] = []
         # The index URL may name a single sitemap: its entries are then page URLs (of file 0).
-        as_page = self._page_entry(self.source.name(index_url), 0, directory(index_url))
+        as_page = self._page_entry(index, 0, folder)
 
-        def collect(entry: Entry) -> None:
+        def collect(entry: xmlfile.Entry) -> None:
             if entry.kind == "urlset":
                 as_page(entry)
             elif len(pages) < MAX_ENTRIES_PER_FILE:  # the protocol's most files in an index
                 pages.append(entry)
 
-        result = self.check_file(index_url, collect, "index")
-        if result is not None and result.kind == "sitemapindex":
-            names: set[str] = set()
-            for entry in pages:
-                self.check_index_entry(index_url, entry, names)
+        result = self.check_file(url, collect, (index, f"no index at {url}", ""))
+        names: set[str] = set()
+        for entry in pages if result is not None and result.kind == "sitemapindex" else []:
+            where = f"entry {entry.number}"
+            if entry.loc in names:
+                self.report.add(index, "duplicate", f"the index lists {entry.loc} twice", where)
+            elif self.in_scope(index, entry.loc, folder, where):
+                self.check_file(entry.loc, None, (index, f"the index names {entry.loc}", where))
+            names.add(entry.loc)
         return result is not None
 
-    def check_index_entry(self, index_url: str, entry: Entry, names: set[str]) -> None:
-        file = self.source.name(index_url)
-        where = f"entry {entry.number}"
-        if entry.loc in names:
-            self.report.add(file, "duplicate", f"the index lists {entry.loc} twice", where)
-            return
-        names.add(entry.loc)
-        if not self.in_scope(file, entry.loc, directory(index_url), where):
-            return
-        self.check_file(entry.loc, None, "page", named_by=(file, where))
-
     def in_scope(self, file: str, loc: str, folder: str, where: str) -> bool:
-        if origin(loc) != self.origin:
+        if sources.origin(loc) != self.origin:
             self.report.add(file, "scope", f"{loc} is not on {'://'.join(self.origin)}", where)
-            return False
-        if not loc.startswith(folder):
+        elif not loc.startswith(folder):
             self.report.add(file, "scope", f"{loc} is outside {folder}", where)
-            return False
-        return True
+        else:
+            return True
+        return False
 
     def check_file(
-        self,
-        url: str,
-        collect: Callable[[Entry], None] | None,
-        role: str,
-        named_by: tuple[str, str] | None = None,
-    ) -> Scan | None:
-        """Scan the file at ``url``; None when it is missing or unreadable (reported)."""
+        self, url: str, collect: Callable[[xmlfile.Entry], None] | None, missing: Missing
+    ) -> xmlfile.Scan | None:
+        """Scan the file at ``url`` (a page when ``collect`` is None); None: missing or unread."""
         file = self.source.name(url)
-        try:
-            stream = self.source.open(url)
-        except FetchError as exc:
-            self.unreadable(file, url, exc)
-            return None
-        if stream is None:
-            where_file, where = named_by or (file, "")
-            what = "the index names" if named_by else f"no {role} at"
-            self.report.add(where_file, "missing", f"{what} {url}, which does not exist", where)
-            return None
-        self.files.append(file)
-        on_entry = collect or self._page_entry(file, len(self.files) - 1, directory(url))
-        try:
-            with closing(stream):
-                result = scan(
-                    content(stream), lambda entry: self._entry(file, entry, on_entry), self.schemas
-                )
-        except _NOT_GZIP as exc:
-            self.report.add(file, "gzip", f"not a gzip file: {exc}")
-            return None
-        except (FetchError, OSError) as exc:
-            self.unreadable(file, url, exc)
+
+        def read(stream: sources.Readable) -> xmlfile.Scan:
+            self.files.append(file)
+            folder = sources.directory(url)
+            on_entry = collect or self._page_entry(file, len(self.files) - 1, folder)
+            check = self._lastmod(file, on_entry)
+            return xmlfile.scan(sources.content(stream), check, self.schemas)
+
+        result = self.read(file, url, read, missing)
+        if result is None:
             return None
         self.report.files += 1
-        self.check_result(file, result, role)
-        self.check_twin(url, file, result)
-        return result
-
-    def unreadable(self, file: str, url: str, exc: Exception) -> None:
-        """Report why ``url`` cannot be read; past the deadline, stop the set (TimeUp)."""
-        if isinstance(exc, OffSite):
-            self.report.add(file, "scope", str(exc))
-            return
-        self.report.add(file, "fetch", f"cannot read {url}: {exc}")
-        if isinstance(exc, TimeUp):
-            raise exc
-
-    def check_result(self, file: str, result: Scan, role: str) -> None:
         if result.problem is not None:
-            rule, message, where = result.problem
-            self.report.add(file, rule, message, where)
-        if role == "page" and result.kind == "sitemapindex":
+            self.report.add(file, *result.problem)
+        if collect is None and result.kind == "sitemapindex":
             self.report.add(file, "schema", "an index names another index (indexes do not nest)")
         entries = "files" if result.kind == "sitemapindex" else "URLs"
         if result.entries > MAX_ENTRIES_PER_FILE:
@@ -296,24 +238,61 @@ class SetCheck:
         if result.size > MAX_BYTES_PER_FILE:
             message = f"more than {MAX_BYTES_PER_FILE:,} bytes uncompressed (read no further)"
             self.report.add(file, "limit", message)
+        self.check_twin(url, file, result)
+        return result
 
-    def _entry(self, file: str, entry: Entry, then: Callable[[Entry], None]) -> None:
-        if entry.lastmod is not None:
-            value = parse_lastmod(entry.lastmod)
+    def read(
+        self,
+        file: str,
+        url: str,
+        read: Callable[[sources.Readable], _T],
+        missing: Missing | None = None,
+    ) -> _T | None:
+        """What ``read`` makes of the file at ``url``; None when missing or unreadable (reported).
+
+        Past the deadline, TimeUp stops the set.
+        """
+        try:
+            stream = self.source.open(url)
+            if stream is None:
+                if missing is not None:
+                    where_file, what, where = missing
+                    self.report.add(where_file, "missing", f"{what}, which does not exist", where)
+                return None
+            with closing(stream):
+                return read(stream)
+        except _NOT_GZIP as exc:
+            self.report.add(file, "gzip", f"not a gzip file: {exc}")
+        except sources.OffSite as exc:
+            self.report.add(file, "scope", str(exc))
+        except (sources.FetchError, OSError) as exc:
+            self.report.add(file, "fetch", f"cannot read {url}: {exc}")
+            if isinstance(exc, sources.TimeUp):
+                raise
+        return None
+
+    def _lastmod(
+        self, file: str, then: Callable[[xmlfile.Entry], None]
+    ) -> Callable[[xmlfile.Entry], None]:
+        def check(entry: xmlfile.Entry) -> None:
+            value = None if entry.lastmod is None else xmlfile.parse_lastmod(entry.lastmod)
             if value is not None and value > self.now:
                 message = f"lastmod {entry.lastmod} is in the future"
                 self.report.add(file, "lastmod", message, f"entry {entry.number}")
-        then(entry)
+            then(entry)
 
-    def _page_entry(self, file: str, number: int, folder: str) -> Callable[[Entry], None]:
+        return check
 
-        def page_entry(entry: Entry) -> None:
+    def _page_entry(self, file: str, number: int, folder: str) -> Callable[[xmlfile.Entry], None]:
+        def page_entry(entry: xmlfile.Entry) -> None:
             self.report.urls += 1
             where = f"entry {entry.number}"
-            if not self.in_scope(file, entry.loc, folder, where):
+            # URLs past the protocol's limit are reported as such, not remembered.
+            if (
+                not self.in_scope(file, entry.loc, folder, where)
+                or entry.number > MAX_ENTRIES_PER_FILE
+            ):
                 return
-            if entry.number > MAX_ENTRIES_PER_FILE:
-                return  # reported as over the limit: its URLs past it are not remembered
             first = self.seen.first(entry.loc, number)
             if first is not None:
                 also = "earlier in this file" if first == number else f"also in {self.files[first]}"
@@ -321,41 +300,35 @@ class SetCheck:
 
         return page_entry
 
-    def check_twin(self, url: str, file: str, result: Scan) -> None:
+    def check_twin(self, url: str, file: str, result: xmlfile.Scan) -> None:
         """The ``.gz`` beside a file, when there is one, must decompress to its bytes."""
         if url.endswith(".gz"):
             return
-        try:
-            twin = self.source.open(url + ".gz")
-            if twin is None:
-                return
-            with closing(twin):
-                reader = HashingReader(gunzipped(twin))
-                reader.drain()
-        except _NOT_GZIP as exc:
-            self.report.add(file + ".gz", "gzip", f"not a gzip file: {exc}")
+        twin = self.read(file + ".gz", url + ".gz", _inflated)
+        if twin is None:
             return
-        except (FetchError, OSError) as exc:
-            self.unreadable(file + ".gz", url + ".gz", exc)
-            return
-        if reader.size > MAX_BYTES_PER_FILE:
+        if twin.size > MAX_BYTES_PER_FILE:
             message = f"inflates to more than {MAX_BYTES_PER_FILE:,} bytes (read no further)"
             self.report.add(file + ".gz", "limit", message)
-        elif reader.hash.hexdigest() != result.sha256:
+        elif twin.hash.hexdigest() != result.sha256:
             self.report.add(file + ".gz", "gzip", f"does not decompress to the bytes of {file}")
 
     def check_robots(self) -> None:
+        index_url = self.source.index_url
         try:
             found = self.source.robots()
-        except FetchError as exc:
-            self.report.add(self.source.name(self.source.index_url), "fetch", f"robots.txt: {exc}")
+        except sources.FetchError as exc:
+            self.report.add(self.source.name(index_url), "fetch", f"robots.txt: {exc}")
             return
         if found is None:
             return
         where, content = found
         if content is None:
-            message = f"does not exist, so crawlers are not told about {self.source.index_url}"
+            message = f"does not exist, so crawlers are not told about {index_url}"
             self.report.add(where, "robots", message)
-        elif self.source.index_url not in sitemap_lines(content):
-            message = f"has no 'Sitemap: {self.source.index_url}' line"
-            self.report.add(where, "robots", message)
+        elif index_url not in sources.sitemap_lines(content):
+            self.report.add(where, "robots", f"has no 'Sitemap: {index_url}' line")
+
+
+def _inflated(twin: sources.Readable) -> xmlfile.HashingReader:
+    return xmlfile.HashingReader(sources.gunzipped(twin)).drain()

@@ -1,14 +1,9 @@
-"""What ``sitemapkit_validate`` reads: a folder, a storage's published set, or a live site.
+"""What ``sitemapkit_validate`` reads (a folder, a storage's published set, a live site), bounded.
 
-A source knows the absolute URL of its index, opens the file behind any URL
-of its site as a stream (None: no such file), and knows the robots.txt to
-check, if any. Every read is bounded, as a broken or hostile site may serve
-it: a file up to the protocol's 52,428,800 uncompressed bytes (inflated when
-it is gzip, so a huge, endless or gzip-bomb file costs that much reading and
-no memory), robots.txt up to the 500 KiB Google reads; a live site within
-one :class:`~django_sitemapkit.boundedhttp.Deadline` for the whole run
-(``--deadline``), each read waiting at most :data:`HTTP_TIMEOUT`, redirects
-followed on the site's scheme and host only.
+A file is read up to the protocol's 52,428,800 uncompressed bytes, inflated
+when it is gzip, so that a huge, endless or gzip-bomb file costs that much
+reading and no memory; a live site within one deadline for the whole run,
+redirects followed on the site's scheme and host only.
 """
 
 from __future__ import annotations
@@ -36,7 +31,6 @@ from django_sitemapkit.publishing.base import Publisher, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
 from django_sitemapkit.publishing.manifest import Manifest
-from django_sitemapkit.publishing.prefixed import PrefixedStorage
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, selected_sites
 
@@ -183,13 +177,12 @@ def _check(deadline: Deadline) -> None:
 
 
 def _failed(exc: Exception, deadline: Deadline) -> FetchError:
-    """What ``exc`` says as a FetchError; TimeUp raised when the deadline cut the exchange."""
-    _check(deadline)
+    _check(deadline)  # the deadline cut the exchange: TimeUp
     return FetchError(str(exc) or type(exc).__name__)
 
 
 class Body:
-    """A response's body, read within the deadline; closing it closes the connection."""
+    """A response's body, read within the deadline."""
 
     def __init__(self, response: Response, deadline: Deadline) -> None:
         self.response = response
@@ -284,7 +277,6 @@ Source = FileSource | HttpSource
 
 
 def _robots_url(url: str) -> str:
-    """The robots.txt ``url`` names, else the one of its site."""
     parts = urlsplit(url)
     return (
         url if parts.path.endswith("/robots.txt") else f"{parts.scheme}://{parts.netloc}/robots.txt"
@@ -352,11 +344,8 @@ def _publisher(alias: str | None, site: SiteConfig | None) -> Publisher:
         raise TargetError(f"no storage {alias!r} in STORAGES: {exc}") from None
     folder = "" if site is None else site.name
     if isinstance(storage, FileSystemStorage):
-        location = Path(storage.location)
-        return LocalPublisher(location / folder if folder else location)
-    if folder:
-        return FlatPublisher(PrefixedStorage(storage, folder), f"{alias}/{folder}")
-    return FlatPublisher(storage, alias)
+        return LocalPublisher(Path(storage.location) / folder)
+    return FlatPublisher(storage, alias, folder)
 
 
 def published_sources(

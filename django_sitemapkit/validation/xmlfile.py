@@ -1,13 +1,9 @@
 """One sitemap or index file, read as a stream: its entries, size, hash and first problem.
 
-Memory stays bounded whatever the file's size: elements are dropped as soon
-as their entry is read, and the bytes only pass through a hash. The
-schemas' rules (root element and namespace, the entry's children and their
-order, a required ``<loc>``, the values each field allows) run in Python on
-every file; with the official XSDs at hand (``--xsd-dir``, which needs
-lxml), lxml validates the file against them as it streams too. A file gets
-one ``xml`` or ``schema`` finding at most: its first problem. The protocol
-wants UTF-8: a file in any other encoding is reported, and not parsed.
+Memory stays flat: elements are dropped once their entry is read. The schemas'
+rules run in Python on every file; with the XSDs at hand (``--xsd-dir``) lxml
+validates the file against them as it streams too. A file gets one ``xml`` or
+``schema`` finding at most: its first problem.
 """
 
 from __future__ import annotations
@@ -122,11 +118,10 @@ class SchemaError(Exception):
 
 
 def load_schemas(option: str | None) -> Schemas | None:
-    """The schemas of the folder ``--xsd-dir`` names, else ``$SITEMAPKIT_XSD_DIR``; None: neither.
+    """The XSDs of the folder ``--xsd-dir`` names, else ``$SITEMAPKIT_XSD_DIR``; None: neither.
 
-    The folder holds ``sitemap.xsd`` and ``siteindex.xsd``, and, for pages with
-    extensions, a wrapper ``sitemap-all.local.xsd`` importing their schemas.
-    Raises SchemaError when it cannot be used.
+    For pages, ``sitemap-all.local.xsd`` (a wrapper importing the extensions' schemas) when
+    the folder has it, else ``sitemap.xsd``. Raises SchemaError when it cannot be used.
     """
     value = option or os.environ.get(XSD_DIR_ENV)
     if not value:
@@ -174,10 +169,9 @@ if etree is not None:
 class SchemaCheck:
     """Validates the chunks of one file fed to it, keeping its first error.
 
-    lxml parses alongside the standard library's parser (which reads the
-    entries and finds well-formedness errors: lxml misses some of those
-    while validating against a schema that imports others); each element
-    is dropped once validated, so memory stays flat.
+    lxml parses alongside the standard library's parser, which reads the entries and finds
+    the well-formedness errors lxml misses while validating against a schema that imports
+    others; each element is dropped once validated.
     """
 
     def __init__(self, schema: Any) -> None:
@@ -214,16 +208,6 @@ class Entry:
     kind: str = "urlset"
 
 
-@dataclass
-class Scan:
-    kind: str | None = None  # "urlset" or "sitemapindex" once the root is read
-    entries: int = 0
-    size: int = 0
-    sha256: str = ""
-    # (rule, message, where) of the file's first problem.
-    problem: tuple[str, str, str] | None = None
-
-
 class HashingReader:
     """``stream``, counting and hashing the bytes read through it."""
 
@@ -242,18 +226,24 @@ class HashingReader:
         self.hash.update(data)
         return data
 
-    def drain(self) -> None:
+    def drain(self) -> HashingReader:
         while self.read(_CHUNK):
             pass
+        return self
 
 
-class _Structure:
-    """The schemas' structure rules, fed the parser's events."""
+class Scan:
+    """One file's scan: its root (``kind``), entries, size, SHA-256 and first problem.
 
-    def __init__(self, scan: Scan, on_entry: Callable[[Entry], None]) -> None:
-        self.scan = scan
+    The schemas' structure rules run on the parser's events as it streams.
+    """
+
+    def __init__(self, on_entry: Callable[[Entry], None]) -> None:
         self.on_entry = on_entry
-        self.depth = 0
+        self.kind: str | None = None  # "urlset" or "sitemapindex" once the root is read
+        self.entries = self.size = self.depth = 0
+        self.sha256 = ""
+        self.problem: tuple[str, str, str] | None = None  # (rule, message, where)
         self.root: Any = None
         self._reset()
 
@@ -265,42 +255,63 @@ class _Structure:
         self.lastmod: str | None = None
 
     def fail(self, rule: str, message: str) -> None:
-        if self.scan.problem is None:
-            where = f"entry {self.scan.entries + 1}" if self.depth > 1 else ""
-            self.scan.problem = (rule, message, where)
+        if self.problem is None:
+            self.problem = (rule, message, f"entry {self.entries + 1}" if self.depth > 1 else "")
 
-    def start(self, element: Any) -> None:
+    def parse(self, reader: HashingReader, check: SchemaCheck | None) -> None:
+        parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
+        try:
+            while chunk := reader.read(_CHUNK):
+                parser.feed(chunk)
+                self._events(parser)
+                if check is not None:
+                    check.feed(chunk)
+            if reader.size > MAX_BYTES_PER_FILE:
+                return  # read up to the protocol's cap only: the file's end is not reached
+            parser.close()
+            self._events(parser)
+        except (ET.ParseError, LookupError, ValueError) as exc:  # an encoding expat cannot read
+            self.fail("xml", f"not well-formed XML: {exc}")
+        if check is not None:
+            check.feed(None)
+            if check.problem is not None:
+                self.fail(*check.problem)
+
+    def _events(self, parser: ET.XMLPullParser[ET.Element]) -> None:
+        # Only "start" and "end" were asked for: every event is (event, element).
+        for event, element in cast("Iterator[tuple[str, ET.Element]]", parser.read_events()):
+            if event == "start":
+                self._start(element)
+            else:
+                self._end(element)
+                self.depth -= 1
+
+    def _start(self, element: Any) -> None:
         self.depth += 1
         tag = str(element.tag)
         if self.depth == 1:
             self.root = element
             name = tag.removeprefix(_NS)
             if name in FIELDS and tag.startswith(_NS):
-                self.scan.kind = name
+                self.kind = name
             else:
                 self.fail(
                     "schema", f"root element {tag!r}, not <urlset> or <sitemapindex> of {_NS}"
                 )
-        elif self.scan.kind is None:
+        elif self.kind is None:
             return
         elif self.depth == 2:
-            self._start_entry(tag)
+            entry = FIELDS[self.kind][0]
+            if tag == _NS + entry:
+                self._reset()
+            elif tag.startswith(_NS) or self.entries:
+                self.fail("schema", f"unexpected {_short(tag)} in <{self.kind}>")
         elif self.depth == 3:
-            self._start_field(tag)
+            self._start_field(tag, *FIELDS[self.kind])
         elif self.depth == 4 and self.field is not None:
             self.fail("schema", f"<{self.field}> holds an element")
 
-    def _start_entry(self, tag: str) -> None:
-        assert self.scan.kind is not None
-        entry = FIELDS[self.scan.kind][0]
-        if tag == _NS + entry:
-            self._reset()
-        elif tag.startswith(_NS) or self.scan.entries:
-            self.fail("schema", f"unexpected {_short(tag)} in <{self.scan.kind}>")
-
-    def _start_field(self, tag: str) -> None:
-        assert self.scan.kind is not None
-        entry, names = FIELDS[self.scan.kind]
+    def _start_field(self, tag: str, entry: str, names: tuple[str, ...]) -> None:
         if not tag.startswith(_NS):
             if self.position < 0:
                 self.fail("schema", f"<{entry}> must start with <loc>, not {_short(tag)}")
@@ -309,85 +320,53 @@ class _Structure:
         name = tag.removeprefix(_NS)
         if self.position < 0 and name != "loc":
             self.fail("schema", f"<{entry}> must start with <loc>, not <{name}>")
-            return
-        if name not in names or names.index(name) <= self.position or self.foreign:
+        elif name not in names or names.index(name) <= self.position or self.foreign:
             self.fail("schema", f"unexpected <{name}> in <{entry}>")
+        else:
+            self.position = names.index(name)
+            self.field = name
+
+    def _end(self, element: Any) -> None:
+        if self.kind is None:
             return
-        self.position = names.index(name)
-        self.field = name
-
-    def end(self, element: Any) -> None:
-        if self.scan.kind is not None and self.depth == 3 and self.field is not None:
-            self._end_field(self.field, (element.text or "").strip())
-        elif self.scan.kind is not None and self.depth == 2 and self.field is None:
-            self._end_entry(element)
-        elif self.depth == 1 and self.scan.kind is not None and not self.scan.entries:
-            self.fail("schema", f"<{self.scan.kind}> has no <{FIELDS[self.scan.kind][0]}>")
-        self.depth -= 1
-
-    def _end_field(self, name: str, text: str) -> None:
-        problem = _CHECKS[name](text)
-        if problem is not None:
-            self.fail("schema", problem)
-        elif name == "loc":
-            self.loc = text
-        elif name == "lastmod":
-            self.lastmod = text
-        self.field = None
-
-    def _end_entry(self, element: Any) -> None:
-        assert self.scan.kind is not None
-        entry = FIELDS[self.scan.kind][0]
-        if element.tag != _NS + entry:
-            return
-        self.scan.entries += 1
-        if self.loc is None and self.position < 0:
-            self.fail("schema", f"<{entry}> has no <loc>")
-        if self.loc is not None:
-            self.on_entry(Entry(self.scan.entries, self.loc, self.lastmod, self.scan.kind))
-        self._reset()
-        self.root.clear()  # keep memory flat: the entry is read
+        entry = FIELDS[self.kind][0]
+        if self.depth == 3 and self.field is not None:
+            text = (element.text or "").strip()
+            problem = _CHECKS[self.field](text)
+            if problem is not None:
+                self.fail("schema", problem)
+            elif self.field in ("loc", "lastmod"):
+                setattr(self, self.field, text)
+            self.field = None
+        elif self.depth == 2 and self.field is None and element.tag == _NS + entry:
+            self.entries += 1
+            if self.loc is None and self.position < 0:
+                self.fail("schema", f"<{entry}> has no <loc>")
+            if self.loc is not None:
+                self.on_entry(Entry(self.entries, self.loc, self.lastmod, self.kind))
+            self._reset()
+            self.root.clear()  # keep memory flat: the entry is read
+        elif self.depth == 1 and not self.entries:
+            self.fail("schema", f"<{self.kind}> has no <{entry}>")
 
 
 def scan(
     stream: Readable, on_entry: Callable[[Entry], None], schemas: Schemas | None = None
 ) -> Scan:
     """Read ``stream`` to its end, calling ``on_entry`` per entry with a ``<loc>``."""
-    result = Scan()
+    result = Scan(on_entry)
     head = stream.read(_PEEK_BYTES)
     reader = HashingReader(stream, head)
-    structure = _Structure(result, on_entry)
     not_utf8 = _encoding_problem(head)
     match = _ROOT.search(head)
     if not_utf8 is not None:
-        structure.fail("xml", not_utf8)
+        result.fail("xml", not_utf8)
     else:
         kind = match.group(1).decode() if match is not None else None
-        check = SchemaCheck(schemas[kind]) if schemas is not None and kind else None
-        _parse(reader, structure, check)
+        result.parse(reader, SchemaCheck(schemas[kind]) if schemas is not None and kind else None)
     reader.drain()
     result.size, result.sha256 = reader.size, reader.hash.hexdigest()
     return result
-
-
-def _parse(reader: HashingReader, structure: _Structure, check: SchemaCheck | None) -> None:
-    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
-    try:
-        while chunk := reader.read(_CHUNK):
-            parser.feed(chunk)
-            _events(parser, structure)
-            if check is not None:
-                check.feed(chunk)
-        if reader.size > MAX_BYTES_PER_FILE:
-            return  # read up to the protocol's cap only: the file's end is not reached
-        parser.close()
-        _events(parser, structure)
-    except (ET.ParseError, LookupError, ValueError) as exc:  # an encoding expat cannot read
-        structure.fail("xml", f"not well-formed XML: {exc}")
-    if check is not None:
-        check.feed(None)
-        if check.problem is not None:
-            structure.fail(*check.problem)
 
 
 def _encoding_problem(head: bytes) -> str | None:
@@ -399,15 +378,6 @@ def _encoding_problem(head: bytes) -> str | None:
         name = match.group(1).decode("ascii", "replace")[:40]
         return f"declares the encoding {name!r}: sitemaps must be UTF-8"
     return None
-
-
-def _events(parser: ET.XMLPullParser[ET.Element], structure: _Structure) -> None:
-    # Only "start" and "end" were asked for: every event is (event, element).
-    for event, element in cast("Iterator[tuple[str, ET.Element]]", parser.read_events()):
-        if event == "start":
-            structure.start(element)
-        else:
-            structure.end(element)
 
 
 def _short(tag: str) -> str:

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.management.siteoption import add_site_option
-from django_sitemapkit.validation.rules import Report, SetCheck, as_json, as_text
+from django_sitemapkit.validation.rules import SetCheck, as_json, as_text
 from django_sitemapkit.validation.sources import (
     DEFAULT_DEADLINE,
     Source,
@@ -36,27 +36,24 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("target", nargs="?", metavar="PATH | URL")
-        parser.add_argument(
-            "--storage", metavar="ALIAS", help="Validate the set published in this STORAGES alias."
-        )
+        add = parser.add_argument
+        add("--storage", metavar="ALIAS", help="Validate the set published in this STORAGES alias.")
         add_site_option(
             parser, "Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site)."
         )
-        parser.add_argument(
-            "--base-url", metavar="URL", help="The site's URL, for a folder without a manifest."
-        )
-        parser.add_argument(
+        add("--base-url", metavar="URL", help="The site's URL, for a folder without a manifest.")
+        add(
             "--robots",
             metavar="PATH",
             help="The robots.txt to check (default: SITEMAPKIT['ROBOTS_TXT_PATH']).",
         )
-        parser.add_argument(
+        add(
             "--xsd-dir",
             metavar="DIR",
             help="Validate against the XSDs in DIR with lxml, which the 'validate' extra installs "
             "(default: $SITEMAPKIT_XSD_DIR; without either, the same rules run in Python).",
         )
-        parser.add_argument(
+        add(
             "--deadline",
             metavar="SECONDS",
             type=_seconds,
@@ -64,7 +61,7 @@ class Command(BaseCommand):
             help="For a live site (URL): the most the whole run may take; what is not read by "
             f"then is reported unchecked (default: {DEFAULT_DEADLINE:g}).",
         )
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        add("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -72,11 +69,7 @@ class Command(BaseCommand):
             sources = self.sources(options)
         except (SchemaError, TargetError) as exc:
             raise CommandError(str(exc)) from None
-        reports = []
-        for source in sources:
-            report = Report(source.label)
-            SetCheck(source, report, schemas).run()
-            reports.append(report.finish())
+        reports = [SetCheck(source, schemas).run() for source in sources]
         render = as_json if options["format"] == "json" else as_text
         self.stdout.write(render(reports), ending="")
         problems = sum(len(report.findings) for report in reports)
