@@ -259,7 +259,6 @@ class HttpSource:
         self.deadline = deadline
         self.site = site or origin(index_url)
         self.robots_read = robots_read
-        self.robots_url = robots_read[0] if robots_read else _robots_url(index_url)
 
     def name(self, url: str) -> str:
         return url
@@ -269,7 +268,7 @@ class HttpSource:
 
     def robots(self) -> tuple[str, bytes | None]:
         if self.robots_read is None:
-            self.robots_read = read_robots(self.robots_url, self.deadline, self.site)
+            self.robots_read = read_robots(_robots_url(self.index_url), self.deadline, self.site)
         return self.robots_read
 
 

@@ -72,17 +72,12 @@ def parse_lastmod(value: str) -> datetime.datetime | None:
     match = _LASTMOD.fullmatch(value)
     if match is None:
         return None
-    zone = match["zone"] or "+14:00"  # no zone: read as early as it can be anywhere
-    zone = "+00:00" if zone == "Z" else zone
+    # No zone: read as early as it can be anywhere. Fractions of a second are dropped.
+    zone = match["zone"] or "+14:00"
     try:
-        offset = datetime.timezone(
-            int(zone[0] + "1") * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
-        )
-        day = datetime.date.fromisoformat(match["date"])
-        clock = datetime.time.fromisoformat(match["time"] or "00:00:00")
+        return datetime.datetime.fromisoformat(f"{match['date']}T{match['time'] or '00:00'}{zone}")
     except ValueError:
         return None
-    return datetime.datetime.combine(day, clock, tzinfo=offset)
 
 
 def lastmod_problem(value: str) -> str | None:
@@ -339,15 +334,18 @@ class Scan:
                 setattr(self, self.field, text)
             self.field = None
         elif self.depth == 2 and self.field is None and element.tag == _NS + entry:
-            self.entries += 1
-            if self.loc is None and self.position < 0:
-                self.fail("schema", f"<{entry}> has no <loc>")
-            if self.loc is not None:
-                self.on_entry(Entry(self.entries, self.loc, self.lastmod, self.kind))
-            self._reset()
-            self.root.clear()  # keep memory flat: the entry is read
+            self._end_entry(entry, self.kind)
         elif self.depth == 1 and not self.entries:
             self.fail("schema", f"<{self.kind}> has no <{entry}>")
+
+    def _end_entry(self, entry: str, kind: str) -> None:
+        self.entries += 1
+        if self.loc is None and self.position < 0:
+            self.fail("schema", f"<{entry}> has no <loc>")
+        if self.loc is not None:
+            self.on_entry(Entry(self.entries, self.loc, self.lastmod, kind))
+        self._reset()
+        self.root.clear()  # keep memory flat: the entry is read
 
 
 def scan(
