@@ -1,18 +1,13 @@
 """One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs.
 
-A socket's timeout bounds each read, not an exchange: a server sending its
-answer a byte at a time holds a request for as long as it drips. So each
-exchange has a watchdog that shuts its socket down when the :class:`Deadline`
-passes: a read in progress (the status line, a header, the body) ends at once.
-Connecting waits no longer than the timeout of a read, nor past the deadline
-(Python bounds a whole TLS handshake by that timeout); name resolution, before
-a socket exists, is bounded by the resolver only. No redirect is followed
-here: what a 3xx means is each caller's rule.
-
-A proxy is used as urllib uses one, from the environment (``HTTPS_PROXY``,
-``HTTP_PROXY``, ``NO_PROXY``...): an https URL through a CONNECT tunnel, an
-http URL asked of the proxy by its whole URL. The deadline bounds it all:
-connecting to the proxy, its answer to CONNECT, TLS, the answer.
+A socket's timeout bounds each read, not an exchange: a server dripping its
+answer a byte at a time holds a request for as long as it drips. So a
+watchdog shuts the exchange's socket down when the :class:`Deadline` passes,
+ending any read in progress. Connecting waits no longer than one read's
+timeout (Python bounds a whole TLS handshake by it); name resolution is
+bounded by the resolver only. No redirect is followed: what a 3xx means is
+each caller's rule. A proxy is used as urllib uses one, from the environment
+(``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``), within the deadline too.
 """
 
 from __future__ import annotations
@@ -35,16 +30,15 @@ class Deadline:
         self.at = time.monotonic() + seconds
 
     def left(self) -> float:
-        """Seconds until the deadline; 0 once it has passed."""
         return max(0.0, self.at - time.monotonic())
 
 
 class _Watchdog(threading.Thread):
     """Shuts the exchange's socket down once the deadline passes, until cancelled.
 
-    While connecting, the connection's socket may not exist yet, or be replaced
-    (TLS over a proxy's tunnel): so it is shut again every 50 ms. The response
-    keeps the socket the connection drops: ``sock``, the one connected.
+    While connecting, the socket may not exist yet, or be replaced (TLS over a
+    proxy's tunnel): so it is shut again every 50 ms. ``sock``: the one connected,
+    which the response keeps when the connection drops it.
     """
 
     def __init__(self, connection: http.client.HTTPConnection, deadline: Deadline) -> None:
@@ -69,8 +63,7 @@ class _Watchdog(threading.Thread):
 
 
 class Response:
-    """An answer: its status and headers (``response``), its body read by ``read()`` until
-    the deadline cuts it; closing it closes the connection."""
+    """An answer: its status and headers (``response``), its body read until the deadline."""
 
     def __init__(
         self,
@@ -98,11 +91,7 @@ class Response:
 
 
 def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str, dict[str, str]]:
-    """The connection for ``url``, the target to ask of it, and the headers a proxy needs.
-
-    The proxy is urllib's: ``getproxies()`` unless ``proxy_bypass()``; its
-    credentials (``http://user:password@proxy:3128``) sent as urllib sends them.
-    """
+    """The connection for ``url``, the target to ask of it, and the headers a proxy needs."""
     parts = urlsplit(url)
     here = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     https = parts.scheme == "https"
@@ -132,11 +121,10 @@ def exchange(
     body: bytes | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    """Send one request to ``url`` (http or https), each read waiting at most ``timeout``.
+    """The answer to one request, whatever its status, each read waiting at most ``timeout``.
 
-    Returns the answer, whatever its status, once its headers are read. Raises
-    what ``http.client`` raises (``OSError``, ``HTTPException``, ``ValueError``
-    for a bad URL), a cut at the deadline included.
+    Raises what ``http.client`` raises (``OSError``, ``HTTPException``, ``ValueError``), a cut
+    at the deadline included.
     """
     connection, target, proxy_headers = _connection(url, max(min(timeout, deadline.left()), 0.001))
     watchdog = _Watchdog(connection, deadline)

@@ -1,1 +1,0 @@
-"""Validating a published set of sitemap files, or a live site: ``sitemapkit_validate``."""

@@ -21,10 +21,7 @@ from django.core.management.base import CommandError
 
 from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE
-from django_sitemapkit.validation.findings import Report
-from django_sitemapkit.validation.live import HttpSource, fetch
-from django_sitemapkit.validation.rules import validate_set
-from django_sitemapkit.validation.sources import FetchError, OffSite, TimeUp
+from django_sitemapkit.validation.sources import FetchError, OffSite, TimeUp, fetch
 from tests.validation.builds import finding_lines, validate, xsd_args
 from tests.validation.servers import (
     NS,
@@ -82,12 +79,12 @@ def test_http_errors(site: Site) -> None:
         fetch(base + "/s1.xml", deadline)
     with pytest.raises(FetchError, match="not an http"):
         fetch("file:///etc/passwd", deadline)
-    report = Report("live")
-    validate_set(HttpSource(base + "/sitemap.xml", deadline), report, None)
-    assert [f.line() for f in report.finish().findings] == [
-        f"{base}/s1.xml: [fetch] cannot read {base}/s1.xml: HTTP 500 Internal Server Error"
-    ]
-    assert (report.files, report.urls) == (2, 1)
+    status, output = validate(base + "/sitemap.xml")
+    assert (status, output) == (
+        1,
+        f"{base}/s1.xml: [fetch] cannot read {base}/s1.xml: HTTP 500 Internal Server Error\n"
+        f"{base}/sitemap.xml: 2 file(s), 1 URL(s) checked: 1 problem(s).\n",
+    )
 
 
 def test_a_gz_twin_that_is_not_gzip(site: Site) -> None:

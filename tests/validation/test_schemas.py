@@ -7,39 +7,38 @@ from pathlib import Path
 
 import pytest
 
-from django_sitemapkit.validation.schemas import SchemaError, load_schemas, schema_folder
+from django_sitemapkit.validation.xmlfile import SchemaError, load_schemas
 from tests.validation.servers import ROOT
-from tests.xsd import xsd_dirs
+from tests.xsd import xsd_dir, xsd_dirs
 
 
 def test_the_folder_comes_from_the_option_else_the_environment(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("SITEMAPKIT_XSD_DIR", raising=False)
-    assert schema_folder(None) is None
-    assert schema_folder("/x") == Path("/x")
-    monkeypatch.setenv("SITEMAPKIT_XSD_DIR", "/y")
-    assert schema_folder(None) == Path("/y")
-    assert schema_folder("/x") == Path("/x")
+    assert load_schemas(None) is None
+    assert load_schemas(str(xsd_dir())) is not None
+    monkeypatch.setenv("SITEMAPKIT_XSD_DIR", str(xsd_dir()))
+    assert load_schemas(None) is not None
+    with pytest.raises(SchemaError, match=f"{tmp_path} has no sitemap"):
+        load_schemas(str(tmp_path))
 
 
 def test_an_unusable_folder(tmp_path: Path) -> None:
-    assert load_schemas(None) is None
     with pytest.raises(SchemaError, match=r"has no sitemap\.xsd"):
-        load_schemas(tmp_path)
+        load_schemas(str(tmp_path))
     (tmp_path / "sitemap.xsd").write_text("<not a schema")
     (tmp_path / "siteindex.xsd").write_text("<not a schema")
     with pytest.raises(SchemaError, match="cannot read the schemas"):
-        load_schemas(tmp_path)
+        load_schemas(str(tmp_path))
 
 
 def test_the_schemas_at_hand() -> None:
     # The project's own (tests/schemas/), and the official ones wherever present.
     for folder in xsd_dirs():
-        schemas = load_schemas(folder)
+        schemas = load_schemas(str(folder))
         assert schemas is not None
-        assert schemas.for_root("urlset") is schemas.urlset
-        assert schemas.for_root("sitemapindex") is schemas.sitemapindex
+        assert set(schemas) == {"urlset", "sitemapindex"}
 
 
 # manage.py sitemapkit_validate, in a Python where lxml cannot be imported.

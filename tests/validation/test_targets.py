@@ -6,11 +6,10 @@ from typing import Any
 import pytest
 
 from django_sitemapkit.boundedhttp import Deadline
-from django_sitemapkit.validation.live import HttpSource
-from django_sitemapkit.validation.sources import FolderSource
-from django_sitemapkit.validation.targets import (
+from django_sitemapkit.validation.sources import (
+    FileSource,
+    HttpSource,
     TargetError,
-    is_robots_url,
     is_url,
     live_sources,
     path_source,
@@ -23,13 +22,6 @@ def test_is_url() -> None:
     assert is_url("https://a.example/sitemap.xml")
     assert not is_url("/srv/sitemaps")
     assert not is_url("ftp://a.example/")
-
-
-def test_is_robots_url() -> None:
-    assert is_robots_url("https://a.example")
-    assert is_robots_url("https://a.example/")
-    assert is_robots_url("https://a.example/robots.txt")
-    assert not is_robots_url("https://a.example/sitemap.xml")
 
 
 def test_a_live_site_from_its_robots_txt(site: Site) -> None:
@@ -56,7 +48,7 @@ def test_a_path(settings: Any, tmp_path: Path) -> None:
     with pytest.raises(TargetError, match="does not exist"):
         path_source(tmp_path / "none", None, None)
     source = path_source(tmp_path, "https://other.example", "/r.txt")
-    assert isinstance(source, FolderSource)
+    assert isinstance(source, FileSource)
     assert (source.index_url, source.robots_path) == ("https://other.example/sitemap.xml", "/r.txt")
     assert path_source(tmp_path, None, None).index_url == "https://www.example.com/sitemap.xml"
     settings.SITEMAPKIT = {}

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from django_sitemapkit.protocol.w3c import format_datetime
-from django_sitemapkit.validation import values
+from django_sitemapkit.validation import xmlfile as values
 
 
 @pytest.mark.parametrize(

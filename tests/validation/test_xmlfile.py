@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.validation.schemas import load_schemas
-from django_sitemapkit.validation.xmlfile import Entry, Scan, scan
+from django_sitemapkit.validation.xmlfile import Entry, Scan, load_schemas, scan
 from tests.xsd import xsd_dir
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -26,7 +25,7 @@ def run(data: bytes, with_xsd: bool = False) -> tuple[Scan, list[Entry]]:
     entries: list[Entry] = []
     schemas = None
     if with_xsd:
-        schemas = load_schemas(xsd_dir())
+        schemas = load_schemas(str(xsd_dir()))
     return scan(io.BytesIO(data), entries.append, schemas), entries
 
 

@@ -1,9 +1,6 @@
 """``manage.py sitemapkit_validate [PATH | URL]``: check a published set or a live site.
 
-Exit status 0 when every file is right, 1 with findings (one line each, or
-``--format json``) or when there is nothing to check. A live site is read
-within ``--deadline`` seconds. The checks live in
-``django_sitemapkit.validation``.
+Exit status 0 when every file is right, 1 with findings or when there is nothing to check.
 """
 
 from __future__ import annotations
@@ -16,19 +13,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.management.siteoption import add_site_option
-from django_sitemapkit.validation.findings import Report
-from django_sitemapkit.validation.live import DEFAULT_DEADLINE
-from django_sitemapkit.validation.report import as_json, as_text
-from django_sitemapkit.validation.rules import validate_set
-from django_sitemapkit.validation.schemas import SchemaError, load_schemas, schema_folder
-from django_sitemapkit.validation.sources import Source
-from django_sitemapkit.validation.targets import (
+from django_sitemapkit.validation.rules import SetCheck, as_json, as_text
+from django_sitemapkit.validation.sources import (
+    DEFAULT_DEADLINE,
+    Source,
     TargetError,
     is_url,
     live_sources,
     path_source,
     published_sources,
 )
+from django_sitemapkit.validation.xmlfile import SchemaError, load_schemas
 
 
 class Command(BaseCommand):
@@ -41,27 +36,24 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("target", nargs="?", metavar="PATH | URL")
-        parser.add_argument(
-            "--storage", metavar="ALIAS", help="Validate the set published in this STORAGES alias."
-        )
+        add = parser.add_argument
+        add("--storage", metavar="ALIAS", help="Validate the set published in this STORAGES alias.")
         add_site_option(
             parser, "Only this site of SITEMAPKIT['SITES'] (repeatable; default: every site)."
         )
-        parser.add_argument(
-            "--base-url", metavar="URL", help="The site's URL, for a folder without a manifest."
-        )
-        parser.add_argument(
+        add("--base-url", metavar="URL", help="The site's URL, for a folder without a manifest.")
+        add(
             "--robots",
             metavar="PATH",
             help="The robots.txt to check (default: SITEMAPKIT['ROBOTS_TXT_PATH']).",
         )
-        parser.add_argument(
+        add(
             "--xsd-dir",
             metavar="DIR",
             help="Validate against the XSDs in DIR with lxml, which the 'validate' extra installs "
             "(default: $SITEMAPKIT_XSD_DIR; without either, the same rules run in Python).",
         )
-        parser.add_argument(
+        add(
             "--deadline",
             metavar="SECONDS",
             type=_seconds,
@@ -69,19 +61,15 @@ class Command(BaseCommand):
             help="For a live site (URL): the most the whole run may take; what is not read by "
             f"then is reported unchecked (default: {DEFAULT_DEADLINE:g}).",
         )
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        add("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            schemas = load_schemas(schema_folder(options["xsd_dir"]))
+            schemas = load_schemas(options["xsd_dir"])
             sources = self.sources(options)
         except (SchemaError, TargetError) as exc:
             raise CommandError(str(exc)) from None
-        reports = []
-        for source in sources:
-            report = Report(source.label)
-            validate_set(source, report, schemas)
-            reports.append(report.finish())
+        reports = [SetCheck(source, schemas).run() for source in sources]
         render = as_json if options["format"] == "json" else as_text
         self.stdout.write(render(reports), ending="")
         problems = sum(len(report.findings) for report in reports)
