@@ -23,7 +23,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 
-from django_sitemapkit.protocol.extvalues import XHTML_NS
+from django_sitemapkit.protocol.extensionxml import XHTML_NS
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
 from django_sitemapkit.sitemapchecks import ModelSitemapChecks, SitemapChecks, describe
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap

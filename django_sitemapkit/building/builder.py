@@ -40,7 +40,7 @@ from django_sitemapkit.engine.rendering import (
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.notifying.changes import announce, watch
-from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
+from django_sitemapkit.protocol.files import stylesheet_bytes
 from django_sitemapkit.publishing.base import Publisher, Transaction
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher

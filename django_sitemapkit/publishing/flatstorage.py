@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.protocol.deflate import Piece
-from django_sitemapkit.protocol.mediatypes import content_type
+from django_sitemapkit.protocol.files import content_type
 from django_sitemapkit.publishing.base import (
     PublishError,
     Reuse,
