@@ -109,7 +109,7 @@ class ContribModelSection(ModelSitemap):
 
     As a model section it is paged by key ranges (in key order, whatever the
     QuerySet's ordering), built incrementally, and takes the fast path when
-    the model's ``get_absolute_url()`` is a plain ``reverse()`` (derivation.py).
+    the model's ``get_absolute_url()`` is a plain ``reverse()`` (reversing.py).
     """
 
     contrib: ClassVar[GenericSitemap[Any]]

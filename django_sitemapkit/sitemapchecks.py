@@ -12,7 +12,6 @@ from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import FieldDoesNotExist
 
 from django_sitemapkit.conf import get_settings
-from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.writer import (
     CHANGEFREQS,
     MAX_ENTRIES_PER_FILE,
@@ -20,6 +19,7 @@ from django_sitemapkit.protocol.writer import (
     changefreq_value,
     priority_value,
 )
+from django_sitemapkit.reversing import site_languages
 
 # Section names appear in file names and URLs (``sitemap-<section>-<page>.xml``),
 # so they are restricted to characters that need no escaping anywhere.

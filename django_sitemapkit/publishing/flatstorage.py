@@ -11,7 +11,7 @@ Its first write is therefore a marker (``UNFINISHED``), deleted once its set
 is published: the next build that finds it rewrites every file, and every
 publish deletes the files named like a set's that its manifest does not list.
 
-Every file is saved with its own media type (``protocol/mediatypes.py``) and
+Every file is saved with its own media type (``protocol/files.py``) and
 no Content-Encoding: a ``.xml.gz`` is ``application/gzip``, whatever the
 storage would guess from its name (see :func:`typed_storage`).
 """
