@@ -210,6 +210,22 @@ class _Reader:
         return self.call(statement.value)
 
     def call(self, value: ast.expr) -> tuple[str, tuple[str, ...], tuple[str, ...] | None]:
+        value = self.reverse_call(value)
+        keywords = {str(keyword.arg): keyword.value for keyword in value.keywords}
+        url_name = _url_name(value, keywords)
+        extra = sorted(set(keywords) - {"args", "kwargs"})
+        if extra:
+            raise _Stop(value, f"reverse()'s {extra[0]} argument")
+        if "args" in keywords and "kwargs" in keywords:
+            raise _Stop(value, "both args and kwargs")
+        if "kwargs" in keywords:
+            return url_name, *self.kwargs(keywords["kwargs"])
+        if "args" in keywords:
+            return url_name, self.args(keywords["args"]), None
+        return url_name, (), ()
+
+    def reverse_call(self, value: ast.expr) -> ast.Call:
+        """``value``, a call of django.urls' reverse(), perhaps in str()."""
         if (
             isinstance(value, ast.Call)
             and self.resolve(value.func) is str
@@ -226,18 +242,7 @@ class _Reader:
             raise _Stop(value, f"calls {ast.unparse(value.func)}(), not django.urls.reverse()")
         if any(keyword.arg is None for keyword in value.keywords):
             raise _Stop(value, "**-unpacked arguments")
-        keywords = {str(keyword.arg): keyword.value for keyword in value.keywords}
-        url_name = _url_name(value, keywords)
-        extra = sorted(set(keywords) - {"args", "kwargs"})
-        if extra:
-            raise _Stop(value, f"reverse()'s {extra[0]} argument")
-        if "args" in keywords and "kwargs" in keywords:
-            raise _Stop(value, "both args and kwargs")
-        if "kwargs" in keywords:
-            return url_name, *self.kwargs(keywords["kwargs"])
-        if "args" in keywords:
-            return url_name, self.args(keywords["args"]), None
-        return url_name, (), ()
+        return value
 
     def kwargs(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if not isinstance(node, ast.Dict):
