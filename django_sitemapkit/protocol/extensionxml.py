@@ -137,12 +137,9 @@ def whole_number(value: object, low: int, high: int | None = None) -> str:
     return str(value)
 
 
-# ---------------------------------------------------------------------------- images
-
-
 @dataclass
 class ImagesXml:
-    """The elements of one item's images, and what was left out and why."""
+    """One item's ``<image:image>`` elements, and what was left out and why."""
 
     xml: str = ""
     dropped: int = 0
@@ -150,7 +147,7 @@ class ImagesXml:
 
 
 def image_element(url: str) -> str:
-    """The element of one image whose URL is already absolute and escaped."""
+    """One image whose URL is already absolute and escaped."""
     return f"<image:image><image:loc>{url}</image:loc></image:image>"
 
 
@@ -180,9 +177,6 @@ def images_xml(images: Iterable[object], base_url: str) -> ImagesXml:
     return result
 
 
-# ---------------------------------------------------------------------------- news
-
-
 class NotNews(ValueError):
     """The item is not listed in a news section; ``old`` when only its date is too old."""
 
@@ -204,7 +198,6 @@ def news_language(value: object) -> str:
 
 
 def publication_datetime(value: object, tz: datetime.tzinfo) -> datetime.datetime:
-    """The publication date as an aware datetime (a date: its midnight in ``tz``)."""
     if isinstance(value, str):
         try:
             w3c_date(value, tz)
@@ -243,9 +236,6 @@ def news_xml(news: object, now: datetime.datetime, tz: datetime.tzinfo) -> str:
         f"<news:publication_date>{date_text}</news:publication_date>"
         f"<news:title>{title}</news:title></news:news>"
     )
-
-
-# ---------------------------------------------------------------------------- videos
 
 
 class VideoXml:
@@ -363,7 +353,7 @@ def _tags(value: object) -> str:
 
 
 def _words(value: object, key: str) -> tuple[str, list[str]]:
-    """A restriction or platform dict: (relationship, its words)."""
+    """A restriction's or platform's relationship and words."""
     if not isinstance(value, Mapping):
         raise ValueError(f"{value!r} is not a dict with 'relationship' and {key!r}")
     relationship = value.get("relationship")
@@ -394,9 +384,6 @@ def _platform(value: object) -> str:
     if not platforms or not set(platforms) <= _PLATFORMS:
         raise ValueError(f"platforms {platforms!r} are not among web, mobile and tv")
     return f'<video:platform relationship="{relationship}">{escape(" ".join(platforms))}</video:platform>'
-
-
-# ---------------------------------------------------------------------------- extra_xml()
 
 
 class FragmentError(ValueError):

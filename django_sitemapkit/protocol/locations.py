@@ -1,33 +1,23 @@
 """The rules of a sitemap URL: what ``Sitemap.location(obj)`` returns made into a ``<loc>``.
 
-The protocol asks for fully-qualified, escaped URIs (RFC 3986) of at most 2,048
-characters, on the sitemap's scheme and host and below its directory.
-Applications return relative paths, IRIs, stray spaces, session ids...:
-:class:`LocationBuilder` normalises the valid ones and rejects the others with
-:class:`InvalidLocation`, whose message says why, so the caller skips one row
-instead of writing a file search engines refuse.
+The protocol wants escaped absolute URIs (RFC 3986) of at most 2,048 characters
+on the sitemap's scheme and host, below its directory. :class:`LocationBuilder`
+normalises what applications return (paths, IRIs, stray spaces...) and rejects
+the rest with :class:`InvalidLocation` saying why, so the caller skips one row.
 
-Decisions worth knowing:
+* Search engines compare URLs as strings: every spelling of a host becomes one.
+  IDNA 2003 (Python's codec, as Django's ``punycode()``); the four characters
+  IDNA 2008 maps differently (``ß``, ``ς``, ZWJ, ZWNJ) are refused rather than
+  silently turned into another domain (``straße.de`` into ``strasse.de``).
+* Percent-escapes are kept byte for byte (idempotent encoding; ``%7e`` and ``~``
+  differ for the directory check). ``[``/``]`` are encoded: libxml2's
+  ``anyURI`` refuses them outside an IPv6 host.
+* Dot segments (``%2E`` too) are resolved, so ``/shop/../admin/`` cannot pass
+  for a URL under ``/shop/``; fragments and an empty query never reach a server.
+* Session ids are removed: they make every crawl see new URLs and leak sessions.
 
-* Search engines compare URLs as strings, so every spelling of a host (case,
-  Unicode or ``xn--``, default port, IPv6 longhand) becomes one. Hosts use
-  Python's ``idna`` codec (IDNA 2003, as Django's ``punycode()``); the four
-  characters IDNA 2008 maps differently (``ß``, ``ς``, ZWJ, ZWNJ) are refused
-  rather than silently turned into another domain (``straße.de`` into
-  ``strasse.de``).
-* Existing percent-escapes are kept byte for byte (``%c3%a9`` is not
-  upper-cased), which makes encoding idempotent; so ``%7e`` and ``~`` differ
-  for the directory check. ``[`` and ``]`` are encoded: RFC 3986 allows them
-  only around an IPv6 host, and ``anyURI`` validators (libxml2's) refuse them.
-* Dot segments (also written ``%2E``) are resolved, so that ``/shop/../admin/``
-  cannot pass for a URL under ``/shop/``. Fragments and an empty query go:
-  neither reaches the server.
-* Session-id parameters are removed: they make every crawl see new URLs and
-  can leak a logged-in session.
-
-``build()`` runs once per URL, possibly for millions of rows, so everything
-that depends only on the configuration is computed in ``__init__`` and a plain
-ASCII path is answered by one regex match and a concatenation.
+``build()`` runs once per row, so a plain path is one regex match and a
+concatenation against values computed in ``__init__``.
 """
 
 from __future__ import annotations
@@ -39,15 +29,6 @@ from collections.abc import Collection, Iterable
 from urllib.parse import quote, unquote
 
 from django.utils.functional import Promise
-
-__all__ = [
-    "DEFAULT_PORTS",
-    "DEFAULT_STRIP_PARAMS",
-    "MAX_URL_LENGTH",
-    "InvalidLocation",
-    "LocationBuilder",
-    "parse_base_url",
-]
 
 #: sitemaps.org: "[loc] must be less than 2,048 characters"; Google and Bing
 #: accept 2,048, so that is the limit applied.
@@ -76,8 +57,7 @@ DEFAULT_STRIP_PARAMS: tuple[str, ...] = (
 
 
 class InvalidLocation(ValueError):
-    """A URL that cannot be listed; ``str(exc)`` is a short human reason,
-    e.g. ``'longer than 2048 characters'``."""
+    """A URL that cannot be listed; ``str(exc)`` is a short human reason."""
 
 
 # "/" not followed by "/" (a scheme-relative URL), then only characters that need
@@ -230,7 +210,7 @@ def split_rest(rest: str) -> tuple[str, str]:
 
 
 def split_authority(rest: str) -> tuple[str, str]:
-    """What follows ``scheme://``, as the authority and the rest."""
+    """What follows ``scheme://``: the authority and the rest."""
     end = _AUTHORITY_END(rest)
     return (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
 
@@ -269,12 +249,8 @@ def strip_path_params(path: str, names: Collection[str]) -> str:
 
 
 def parse_base_url(value: object) -> str:
-    """Validate and normalise BASE_URL: ``'https://Bücher.example/shop/'`` ->
-    ``'https://xn--bcher-kva.example/shop'``.
-
-    An http/https scheme, a host, an optional path prefix; no query, fragment
-    or user information. Raises ValueError with a precise message otherwise.
-    """
+    """BASE_URL validated and normalised: ``'https://Bücher.example/shop/'`` ->
+    ``'https://xn--bcher-kva.example/shop'``; a precise ValueError otherwise."""
     if isinstance(value, Promise):
         value = str(value)
     if not isinstance(value, str):
@@ -312,14 +288,9 @@ def _scheme_and_rest(text: str, implied_scheme: str) -> tuple[str, str]:
 
 
 class LocationBuilder:
-    """Build ``<loc>`` values for one sitemap.
-
-    ``base_url`` is ``scheme://host[:port][/prefix]`` (see :func:`parse_base_url`);
-    paths returned by ``location()`` are appended to it. ``directory_url`` is
-    the directory the sitemap file lives in (an absolute URL, or a path resolved
-    like a location), ``base_url + "/"`` by default; every URL must be inside
-    it. ``strip_params`` names the session-id parameters to remove.
-    """
+    """Build ``<loc>`` values for one sitemap: paths are appended to ``base_url``; every
+    URL must be inside ``directory_url`` (the file's directory, ``base_url + "/"`` by
+    default); ``strip_params`` names the session-id parameters to remove."""
 
     def __init__(
         self,

@@ -24,16 +24,6 @@ from __future__ import annotations
 
 import datetime
 
-__all__ = [
-    "W3C_DATETIME_LENGTH",
-    "Lastmod",
-    "format_datetime",
-    "format_lastmod",
-    "is_w3c_datetime",
-    "later",
-    "to_aware",
-]
-
 # What a lastmod may be: a date, or a datetime (naive ones are read in the site's zone).
 Lastmod = datetime.datetime | datetime.date
 
