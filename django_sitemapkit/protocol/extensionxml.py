@@ -52,6 +52,7 @@ _LANGUAGE = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}").fullmatch
 _COUNTRIES = re.compile(r"[A-Z]{2}").fullmatch
 _PLATFORMS = frozenset({"web", "mobile", "tv"})
 _RELATIONSHIPS = frozenset({"allow", "deny"})
+_REQUIRED = frozenset({"thumbnail_loc", "title", "description", "content_loc", "player_loc"})
 
 
 def text(value: object, *, max_length: int | None = None, required: bool = True) -> str:
@@ -197,19 +198,6 @@ def news_language(value: object) -> str:
     return code
 
 
-def publication_datetime(value: object, tz: datetime.tzinfo) -> datetime.datetime:
-    if isinstance(value, str):
-        try:
-            w3c_date(value, tz)
-            parsed: datetime.date = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            raise NotNews(f"publication_date {value!r} is no W3C date") from None
-        value = parsed
-    if not isinstance(value, datetime.date):
-        raise NotNews(f"publication_date {value!r} is no date")
-    return to_aware(value, tz)
-
-
 def news_xml(news: object, now: datetime.datetime, tz: datetime.tzinfo) -> str:
     """The ``<news:news>`` of an article published within two days of ``now``; else NotNews
     (with no valid publication name, language, date or title, it is not news)."""
@@ -222,7 +210,9 @@ def news_xml(news: object, now: datetime.datetime, tz: datetime.tzinfo) -> str:
         date_text = w3c_date(published, tz)
     except ValueError as exc:
         raise NotNews(f"publication_date: {exc}") from None
-    if publication_datetime(published, tz) < now - NEWS_WINDOW:
+    if isinstance(published, str):  # valid W3C text by now
+        published = datetime.datetime.fromisoformat(published.replace("Z", "+00:00"))
+    if to_aware(published, tz) < now - NEWS_WINDOW:
         raise NotNews("published more than two days ago", old=True)
     try:
         name = text(news.get("publication_name"))
@@ -283,7 +273,7 @@ class VideoXml:
                 parts.append(formatter(value))
             except ValueError as exc:
                 problems.append(f"video {key} dropped: {exc}")
-        unknown = set(video) - _KNOWN
+        unknown = set(video) - _REQUIRED - {key for key, _ in self.optional}
         if unknown:
             problems.append(f"video keys ignored: {', '.join(sorted(map(str, unknown)))}")
         return f"<video:video>{''.join(parts)}</video:video>", problems
@@ -311,13 +301,6 @@ class VideoXml:
                 return f'<video:uploader info="{self._url(info)}">{name}</video:uploader>'
             return _simple("uploader", name)
         return _simple("uploader", text(value, max_length=255))
-
-
-_KNOWN = frozenset(
-    {"thumbnail_loc", "title", "description", "content_loc", "player_loc"}
-    | {"duration", "expiration_date", "rating", "view_count", "publication_date", "tags"}
-    | {"family_friendly", "restriction", "requires_subscription", "uploader", "platform", "live"}
-)
 
 
 def _formatted(key: str, formatter: Callable[[Any], str], video: Mapping[str, Any]) -> str:
