@@ -1,26 +1,23 @@
 """How sitemap URLs are reversed: in one language, and ``get_absolute_url()`` read
 as a ``reverse()`` of a URL pattern filled from fields.
 
-With ``i18n_patterns`` a URL carries the language active when it is reversed.
-Rendering under the requester's language would make the bytes depend on
-``Accept-Language`` (and cache one visitor's choice for everyone), so every
-file is rendered in the site's default language, and a section lists other
-languages only through ``i18n``.
+With ``i18n_patterns`` a URL carries the active language, and rendering under
+the requester's would make the bytes depend on ``Accept-Language`` (and cache
+one visitor's choice for everyone): every file is rendered in the site's default
+language; a section lists other languages only through ``i18n``.
 
-Most ``get_absolute_url()`` bodies are one ``reverse()`` of a constant URL name
-with arguments taken straight from the row's fields::
+Most ``get_absolute_url()`` bodies say what ``url_name`` and ``url_kwargs`` say::
 
     def get_absolute_url(self):
         return reverse("blog:entry", kwargs={"slug": self.slug})
 
-Such a body says what ``url_name`` and ``url_kwargs`` say, so a section can read
-those columns and fill the pattern once reversed (the fast path). The syntax
-tree is read, never samples of its output: a body is taken only when it is one
+so a section can read those columns and fill the pattern once reversed (the
+fast path). The syntax tree is read, never samples of its output: only one
 return of ``django.urls``' own ``reverse()``/``reverse_lazy()`` (found through
-the method's globals) of a string literal, with ``kwargs`` a dict literal or
-``args`` a list or tuple literal of ``self.<field>`` (a concrete non-relational
-field, a foreign key's ``_id``, ``pk``), optionally in ``str()``. Anything else
-is refused with the line that stopped it.
+the method's globals) of a string literal, ``kwargs`` a dict literal or ``args``
+a list or tuple literal of ``self.<field>`` (a concrete non-relational field, a
+foreign key's ``_id``, ``pk``), optionally in ``str()``. Anything else is
+refused with the line that stopped it.
 """
 
 from __future__ import annotations
