@@ -5,7 +5,7 @@ from django.core import checks
 from django.db.models.signals import post_delete, post_save
 
 from django_sitemapkit import checks as sitemap_checks
-from django_sitemapkit import rebuilds, routechecks, stalechecks
+from django_sitemapkit import rebuilds, stalechecks
 from django_sitemapkit.modelchanges import on_model_change
 from django_sitemapkit.sites import autodiscover
 
@@ -23,7 +23,7 @@ class SimpleSitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_index_directory, "sitemapkit", checks.Tags.urls)
         checks.register(stalechecks.check_stale_build, "sitemapkit")
         checks.register(stalechecks.check_cache_across_processes, "sitemapkit", deploy=True)
-        checks.register(routechecks.check_url_routes, "sitemapkit", deploy=True)
+        checks.register(sitemap_checks.check_url_routes, "sitemapkit", deploy=True)
         post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
         post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")
         checks.register(rebuilds.check_rebuilds, "sitemapkit")

@@ -1,26 +1,12 @@
-"""System checks, registered in ``AppConfig.ready()``.
+"""The app's system checks, registered in ``AppConfig.ready()``: the settings, the
+sites, the index's directory and (under ``check --deploy``) how model sections
+make their URLs. docs/checks.md lists every id.
 
-Ids: E001 BASE_URL missing, E002 BASE_URL malformed, E003 unknown setting,
-E004 bad priority, E005 bad changefreq, E006 bad limit, E007 duplicate
-section, E008 bad section name, E009 lastmod_field names no date field,
-W001 model without a lastmod field, E010 SITEMAPKIT is not a dict, E011 index
-links .gz files that builds do not write, E012 unknown STORAGE alias, E013
-unknown CACHE_ALIAS, E014 a section lists URLs outside the index's directory,
-E015 a section name registered in two sites, E016 i18n languages outside
-settings.LANGUAGES, E017 a protocol neither http nor https, W005 a protocol
-BASE_URL's scheme overrides, E018
-url_name with location()/lastmod() methods, E019 a ModelSitemap's items()
-not a QuerySet, E020 SITES malformed, E021 a site lists an unregistered
-section, W002 a ModelSitemap news section without news_date_field, E022
-INDEXNOW malformed, I001 a model section calls location() per row, I002 a
-model section fills a URL pattern (both under check --deploy, routechecks.py),
-E025 a SitemapSite whose name cannot be its build folder.
-
-Each section's own checks (E004-E006, E008, E009, E016-E019, W001, W002) are its
-``Sitemap.check()`` (sitemapchecks.py); each site's (E007) ``SitemapSite.check()``.
-
-E014 reads no database: a section whose URLs only rows can tell is checked
-by ``sitemapkit_build`` instead, on its first row (see indexscope.py).
+Each registered object checks itself, as admin's ``ModelAdmin.check()`` does:
+a section's own checks are its ``Sitemap.check()`` (sitemapchecks.py), a
+site's ``SitemapSite.check()``. No check reads the database: E014 for a
+section whose URLs only rows can tell is made by ``sitemapkit_build``, on its
+first row.
 """
 
 from __future__ import annotations
@@ -30,7 +16,7 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
-from django.core.checks import CheckMessage, Error
+from django.core.checks import CheckMessage, Error, Info
 
 from django_sitemapkit.conf import (
     DEFAULTS,
@@ -40,6 +26,7 @@ from django_sitemapkit.conf import (
     clean_base_url,
 )
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.notifying.indexnow import config_problems
 from django_sitemapkit.publishing.selection import folder_problem
 from django_sitemapkit.registered import registered_sites
@@ -103,7 +90,6 @@ def check_settings(
 
 
 def _check_indexnow(raw: dict[str, Any]) -> list[CheckMessage]:
-    """E022: INDEXNOW malformed (builds then submit nothing)."""
     hint = 'INDEXNOW = {"KEY": "<8 to 128 of a-zA-Z0-9->"}, or None to turn IndexNow off.'
     return [
         Error(problem, hint=hint, id="sitemapkit.E022")
@@ -205,8 +191,39 @@ def check_index_directory(
 
 
 def _base_urls() -> list[SiteConfig | None]:
-    """The sites whose base URL files are made for: each of SITES, else BASE_URL's (None)."""
+    """The sites of SITES, else BASE_URL's (None)."""
     try:
         return selected_sites(None)
     except SitesError:
         return []  # E020
+
+
+def check_url_routes(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """I001: a model section calls location() per row (much slower on large tables);
+    I002: it fills its URL pattern, once reversed. I001 names the line of a
+    ``get_absolute_url()`` that could not be read as a pattern."""
+    messages: list[CheckMessage] = []
+    for site in registered_sites():
+        for sitemap in site:
+            try:
+                report = route_report(sitemap)
+            except Exception as exc:  # its own checks (E009, E019, ...) say what is wrong
+                report = (False, f"location() per row: {type(exc).__name__}: {exc}")
+            if report is None:
+                continue
+            fast, how = report
+            message = f"Sitemap section {sitemap.name!r}: {how}."
+            if fast:
+                messages.append(Info(message, id="sitemapkit.I002"))
+            else:
+                messages.append(Info(message, hint=_PER_ROW_HINT, id="sitemapkit.I001"))
+    return messages
+
+
+_PER_ROW_HINT = (
+    "Make get_absolute_url() one reverse() of a URL name with fields of the row, or name "
+    "the pattern (url_name, url_kwargs): each URL is then filled from columns, without an "
+    "instance and a reverse() per row."
+)

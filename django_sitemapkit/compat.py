@@ -1,20 +1,18 @@
-"""Sections from ``django.contrib.sitemaps`` classes, registered as they are.
+"""The contrib drop-in: ``django.contrib.sitemaps`` classes registered as they are.
 
-A project moving over keeps its ``sitemaps.py``: its ``Sitemap`` subclasses
-and ``GenericSitemap`` instances become sections that read them through
-contrib's own API (``items()``, ``location()``, ``lastmod``, ``changefreq``,
-``priority``, ``limit``, ``protocol``, ``i18n``, ``languages``,
-``alternates``, ``x_default``, ``get_languages_for_item()``), so they list
-what contrib's views list. A class that builds its entries itself, in
-``get_urls()`` or ``_urls()`` (Wagtail's ``Sitemap`` does), is listed from
-what its ``get_urls()`` returns, page by page (``ContribUrlsSection``).
+A project moving over keeps its ``sitemaps.py``: its ``Sitemap`` subclasses and
+``GenericSitemap`` instances become sections reading them through contrib's own
+API, so they list what contrib's views list. A class that builds its entries in
+``get_urls()`` or ``_urls()`` (Wagtail's does) is listed from what its
+``get_urls()`` returns, page by page.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple
+from types import SimpleNamespace
+from typing import Any, ClassVar
 
 from django.contrib.sitemaps import GenericSitemap
 from django.contrib.sitemaps import Sitemap as ContribSitemap
@@ -23,23 +21,13 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 
-from django_sitemapkit.protocol.extvalues import XHTML_NS
+from django_sitemapkit.protocol.extensionxml import XHTML_NS
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
 from django_sitemapkit.sitemapchecks import ModelSitemapChecks, SitemapChecks, describe
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
-__all__ = [
-    "ContribModelSection",
-    "ContribSection",
-    "ContribSitemap",
-    "ContribUrlsSection",
-    "is_contrib_sitemap",
-    "section_class",
-]
-
 
 def is_contrib_sitemap(value: object) -> bool:
-    """Whether ``value`` is a ``django.contrib.sitemaps.Sitemap`` subclass or instance."""
     if isinstance(value, type):
         return issubclass(value, ContribSitemap)
     return isinstance(value, ContribSitemap)
@@ -104,13 +92,9 @@ class ContribSection(Sitemap):
 
 
 class ContribModelSection(ModelSitemap):
-    """A section reading a ``GenericSitemap`` that says nothing a model section cannot:
-    its QuerySet's rows, ``get_absolute_url()``, lastmod from ``date_field``.
-
-    As a model section it is paged by key ranges (in key order, whatever the
-    QuerySet's ordering), built incrementally, and takes the fast path when
-    the model's ``get_absolute_url()`` is a plain ``reverse()`` (derivation.py).
-    """
+    """A ``GenericSitemap`` that says nothing a model section cannot (its rows,
+    ``get_absolute_url()``, ``date_field``), read as one: paged by key ranges in
+    key order, built incrementally, on the fast path where it can."""
 
     contrib: ClassVar[GenericSitemap[Any]]
     checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
@@ -123,22 +107,9 @@ class ContribModelSection(ModelSitemap):
         return list(self.contrib._languages())  # type: ignore[attr-defined]
 
 
-class UrlsSite(NamedTuple):
-    """The ``site`` contrib's ``get_urls()`` takes (a ``Site`` or ``RequestSite``): its domain."""
-
-    domain: str
-    name: str
-
-
 class ContribUrlsSection(ContribSection):
-    """A section listing what ``contrib.get_urls()`` returns, one contrib page a file.
-
-    For classes that build their entries in ``get_urls()`` or ``_urls()``:
-    each entry is contrib's dict (``location``, ``lastmod``, ``changefreq``,
-    ``priority``, ``alternates``), written with every protocol rule on top
-    (engine/urlinfos.py). ``items()`` and ``location()`` stay contrib's,
-    for what reads the items themselves (which model, a sample location).
-    """
+    """A section listing what ``contrib.get_urls()`` returns, one contrib page a file,
+    each entry written with every protocol rule on top (engine/urlinfos.py)."""
 
     # The alternates' <xhtml:link>, declared whether or not a page has any.
     namespaces: ClassVar[Mapping[str, str]] = {"xhtml": XHTML_NS}
@@ -148,24 +119,19 @@ class ContribUrlsSection(ContribSection):
     i18n = False
 
     def page_numbers(self) -> range:
-        """The pages of contrib's paginator."""
         return self.contrib.paginator.page_range
 
     def url_infos(self, number: int, scheme: str, domain: str) -> list[Mapping[str, Any]]:
-        """The entries of page ``number`` as ``get_urls()`` gives them, for ``scheme://domain``.
-
-        The site's scheme is passed as the ``protocol`` contrib would use, over
-        the class's own (one scheme a site: see docs/migrating.md).
-        """
+        """The entries of page ``number`` as ``get_urls()`` gives them, for ``scheme://domain``
+        (the site's scheme over the class's ``protocol``: one scheme a site)."""
         contrib = copy.copy(self.contrib)
         contrib.protocol = None
-        # Any object with a domain is the site contrib's get_urls() reads.
-        site: Any = UrlsSite(domain, domain)
+        # Any object with a domain is the site (a Site or RequestSite) get_urls() reads.
+        site: Any = SimpleNamespace(domain=domain, name=domain)
         return list(contrib.get_urls(page=number, site=site, protocol=scheme))
 
 
 def builds_own_urls(instance: ContribSitemap[Any]) -> bool:
-    """Whether ``instance``'s class overrides ``get_urls()`` or ``_urls()``."""
     cls = type(instance)
     own_urls: bool = cls._urls is not ContribSitemap._urls  # type: ignore[attr-defined]
     return own_urls or cls.get_urls is not ContribSitemap.get_urls
@@ -211,12 +177,9 @@ def _named(instance: ContribSitemap[Any], attrs: dict[str, Any]) -> dict[str, An
 
 
 def reads_as_model_section(instance: GenericSitemap[Any]) -> bool:
-    """Whether ``instance`` lists what a model section over its QuerySet lists.
-
-    Its class keeps GenericSitemap's ``items()``, ``location()`` and
-    ``lastmod()``, and nothing of it is per item but those; ``date_field``
-    is a date or datetime column; the QuerySet can be paged by key ranges.
-    """
+    """Whether ``instance`` lists what a model section over its QuerySet lists: its class
+    keeps GenericSitemap's per-item methods, ``date_field`` is a date column, the
+    QuerySet can be paged by key ranges."""
     cls = type(instance)
     if (
         cls.items is not GenericSitemap.items

@@ -23,9 +23,9 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 
-from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.w3c import Lastmod
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
+from django_sitemapkit.reversing import site_languages
 from django_sitemapkit.siteconfig import SiteConfig
 from django_sitemapkit.sitemapchecks import ModelSitemapChecks, SitemapChecks
 

@@ -38,12 +38,12 @@ from django_sitemapkit.engine.rendering import (
     stylesheet_href,
 )
 from django_sitemapkit.engine.skiplog import one_render
-from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.notifying.changes import announce, watch
-from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
+from django_sitemapkit.protocol.files import stylesheet_bytes
 from django_sitemapkit.publishing.base import Publisher, Transaction
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher
+from django_sitemapkit.reversing import rendering_language
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, one_site, rendering_site
 
 # What other modules import from here, wherever it is defined.

@@ -14,7 +14,7 @@ from django_sitemapkit.engine.rendering import (
     empty_site_file,
     write_index,
 )
-from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
+from django_sitemapkit.protocol.files import STYLESHEET_NAME, stylesheet_bytes
 from django_sitemapkit.publishing.base import Transaction
 from django_sitemapkit.publishing.manifest import Manifest
 

@@ -18,9 +18,9 @@ from django.conf import settings
 from django.utils import translation
 
 from django_sitemapkit.engine.entries import EntryFactory
-from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.w3c import Lastmod, later
 from django_sitemapkit.protocol.writer import UrlsetWriter, escape
+from django_sitemapkit.reversing import site_languages
 from django_sitemapkit.sitemaps import Sitemap
 
 logger = logging.getLogger("django_sitemapkit")

@@ -19,11 +19,20 @@ from django.db.models import DateTimeField, QuerySet
 from django.utils import timezone
 
 from django_sitemapkit.engine.imagesources import ImageReader, images_field
-from django_sitemapkit.protocol.extvalues import IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS
-from django_sitemapkit.protocol.fragments import FragmentChecker, FragmentError
-from django_sitemapkit.protocol.images import images_xml
-from django_sitemapkit.protocol.news import MAX_NEWS_PER_FILE, NEWS_WINDOW, NotNews, news_xml
-from django_sitemapkit.protocol.videos import VideoXml
+from django_sitemapkit.protocol.extensionxml import (
+    IMAGE_NS,
+    MAX_NEWS_PER_FILE,
+    NEWS_NS,
+    NEWS_WINDOW,
+    VIDEO_NS,
+    XHTML_NS,
+    FragmentChecker,
+    FragmentError,
+    NotNews,
+    VideoXml,
+    images_xml,
+    news_xml,
+)
 from django_sitemapkit.protocol.writer import MAX_ENTRIES_PER_FILE
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 

@@ -16,7 +16,7 @@ from django.db.models import FileField
 
 from django_sitemapkit.engine.entries import EntryFactory
 from django_sitemapkit.engine.imagesources import plain_file_prefix, target_field
-from django_sitemapkit.protocol.images import image_element, images_xml
+from django_sitemapkit.protocol.extensionxml import image_element, images_xml
 from django_sitemapkit.protocol.locations import MAX_URL_LENGTH
 from django_sitemapkit.protocol.w3c import is_w3c_datetime
 from django_sitemapkit.sitemaps import ModelSitemap

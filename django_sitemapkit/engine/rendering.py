@@ -27,12 +27,12 @@ from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.sections import index_summaries
 from django_sitemapkit.engine.sections import render_page as render_section_page
 from django_sitemapkit.engine.skiplog import one_render
-from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
+from django_sitemapkit.protocol.files import STYLESHEET_NAME
 from django_sitemapkit.protocol.locations import LocationBuilder
-from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import IndexWriter
+from django_sitemapkit.reversing import rendering_language
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
 from django_sitemapkit.sitemaps import Sitemap
 

@@ -1,7 +1,7 @@
 """Where a model section's locations come from: a URL pattern and the fields filling it.
 
 A section names its pattern (``url_name`` + ``url_kwargs``), or its model's
-``get_absolute_url()`` is read as one (derivation.py) when the class leaves
+``get_absolute_url()`` is read as one (reversing.py) when the class leaves
 every per-row value to columns. Either way it reads column rows and fills
 the pattern once reversed; otherwise it reads instances and calls
 ``location()`` for each.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django_sitemapkit.derivation import Derived, Refused, derive_location
 from django_sitemapkit.engine.internals import yields_instances
 from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.reversing import Derived, Refused, derive_location
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 # Methods taking an item: a section defining one needs instances.

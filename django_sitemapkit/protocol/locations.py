@@ -1,78 +1,256 @@
-"""Turn what ``Sitemap.location(obj)`` returns into the URI written in ``<loc>``.
+"""The rules of a sitemap URL: what ``Sitemap.location(obj)`` returns made into a ``<loc>``.
 
-The sitemaps.org protocol asks for fully-qualified, properly escaped URIs
-(RFC 3986) of at most 2,048 characters, on the same scheme and host as the
-sitemap and below the sitemap's own directory.  Applications, however, return
-all sorts of things from ``location()``: relative paths, IRIs with ``é`` or
-``日本``, stray spaces, session ids appended by some middleware...
-:class:`LocationBuilder` normalises the valid ones and rejects the others with
-:class:`InvalidLocation`, whose message says why, so the caller can log and
-skip a single bad row instead of writing a sitemap that search engines refuse.
+The protocol wants escaped absolute URIs (RFC 3986) of at most 2,048 characters
+on the sitemap's scheme and host, below its directory. :class:`LocationBuilder`
+normalises what applications return (paths, IRIs, stray spaces...) and rejects
+the rest with :class:`InvalidLocation` saying why, so the caller skips one row.
 
-``build()`` runs once per URL, possibly for millions of rows, so everything
-that depends only on the configuration is computed once in ``__init__`` and
-the common case (a plain ASCII path) is answered by one regex match and a
-string concatenation.
+* Search engines compare URLs as strings: every spelling of a host becomes one.
+  IDNA 2003 (Python's codec, as Django's ``punycode()``); the four characters
+  IDNA 2008 maps differently (``ß``, ``ς``, ZWJ, ZWNJ) are refused rather than
+  silently turned into another domain (``straße.de`` into ``strasse.de``).
+* Percent-escapes are kept byte for byte (idempotent encoding; ``%7e`` and ``~``
+  differ for the directory check). ``[``/``]`` are encoded: libxml2's
+  ``anyURI`` refuses them outside an IPv6 host.
+* Dot segments (``%2E`` too) are resolved, so ``/shop/../admin/`` cannot pass
+  for a URL under ``/shop/``; fragments and an empty query never reach a server.
+* Session ids are removed: they make every crawl see new URLs and leak sessions.
 
-The pieces live next door: the host and port in :mod:`.hosts`, path and
-query encoding and dot segments in :mod:`.uripaths`, session-id parameters
-in :mod:`.sessionids`.  Fragments (``#top``) are dropped, and so is an empty
-query (``/a?``): neither reaches the server.
+``build()`` runs once per row, so a plain path is one regex match and a
+concatenation against values computed in ``__init__``.
 """
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
+from urllib.parse import quote, unquote
 
 from django.utils.functional import Promise
-
-from django_sitemapkit.protocol.hosts import DEFAULT_PORTS, normalise_authority
-from django_sitemapkit.protocol.sessionids import (
-    DEFAULT_STRIP_PARAMS,
-    strip_path_params,
-    strip_query,
-)
-from django_sitemapkit.protocol.uripaths import (
-    InvalidLocation,
-    may_hold_dot_segment,
-    percent_encode,
-    remove_dot_segments,
-    split_rest,
-)
-
-__all__ = [
-    "DEFAULT_STRIP_PARAMS",
-    "MAX_URL_LENGTH",
-    "InvalidLocation",
-    "LocationBuilder",
-    "parse_base_url",
-]
 
 #: sitemaps.org: "[loc] must be less than 2,048 characters"; Google and Bing
 #: accept 2,048, so that is the limit applied.
 MAX_URL_LENGTH = 2048
 
-# The common case, checked first: "/" not followed by "/" (that would be a scheme-relative
-# URL), then only unreserved characters and "/", which need no encoding.
-# Dot segments still match this pattern, so callers also check for "/.".
-_FAST_PATH = re.compile(r"/(?!/)[A-Za-z0-9._~/-]*\Z").match
+#: The schemes a sitemap may list, with the port a URL without one means.
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
-# RFC 3986 scheme syntax; used to tell "mailto:x" (a scheme) from "foo/bar".
+#: Parameters (query, or path ``;name=value``) that carry a session id, compared
+#: case-insensitively: generic and Django-style names, Java servlets, PHP's
+#: ``use_trans_sid``, classic ASP, ColdFusion, Zen Cart, osCommerce. ``sid`` is
+#: deliberately not in the list: it commonly names unrelated things ("site id",
+#: "story id"), and silently listing a wrong URL is worse than keeping a session
+#: id. Pass ``strip_params=(*DEFAULT_STRIP_PARAMS, "sid")`` to add it.
+DEFAULT_STRIP_PARAMS: tuple[str, ...] = (
+    "sessionid",
+    "session_id",
+    "jsessionid",
+    "phpsessid",
+    "aspsessionid",
+    "cfid",
+    "cftoken",
+    "zenid",
+    "oscsid",
+)
+
+
+class InvalidLocation(ValueError):
+    """A URL that cannot be listed; ``str(exc)`` is a short human reason."""
+
+
+# "/" not followed by "/" (a scheme-relative URL), then only characters that need
+# no encoding. Dot segments still match, so callers also check for "/.".
+_FAST_PATH = re.compile(r"/(?!/)[A-Za-z0-9._~/-]*\Z").match
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):").match
 _AUTHORITY_END = re.compile(r"[/?#]").search
 
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\Z").match
+_IPV4_LIKE = re.compile(r"[0-9.]+\Z").match
+_PORT = re.compile(r"[0-9]{1,5}\Z").match
+_IDNA_DEVIATIONS = frozenset("\u00df\u03c2\u200c\u200d")
+
+# Kept as they are in path and query: the unreserved characters, the sub-delims,
+# ":", "@", "/", "?" and "%" (by the time quote() runs every "%" starts an escape).
+_SAFE = "/?@!$&'()*+,;=:%"
+_ALREADY_ENCODED = re.compile(r"[A-Za-z0-9._~/?@!$&'()*+,;=:%-]*\Z").match
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+#: A cheap test before resolving dot segments; servers decode "%2E" to ".".
+may_hold_dot_segment = re.compile(r"/(?:\.|%2[Ee])").search
+
+
+def as_string(value: object, error: type[ValueError] = ValueError) -> str:
+    """``value`` (a lazy string is evaluated) or ``error`` when it is not a string."""
+    if isinstance(value, Promise):
+        value = str(value)
+    if not isinstance(value, str):
+        raise error(f"not a string but {type(value).__name__}")
+    return value
+
+
+@functools.lru_cache(maxsize=256)
+def normalise_host(host: str) -> str:
+    """Lower-case, IDNA-encode and validate a host name or IP literal."""
+    if not host:
+        raise ValueError("the URL has no host")
+    if host.startswith("["):
+        return _ipv6_host(host)
+    name = host.lower()
+    if not name.isascii():
+        if not _IDNA_DEVIATIONS.isdisjoint(name):
+            raise ValueError(
+                f"host {host!r} contains a character that IDNA 2003 and 2008 "
+                "convert differently; write the host in its 'xn--' form"
+            )
+        try:
+            name = name.encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            raise ValueError(f"host {host!r} is not a valid domain name") from None
+    if name.endswith("."):
+        # The same host for DNS, another string for every search engine.
+        raise ValueError(f"host {host!r} ends with a dot; write it without")
+    if len(name) > 253 or not _HOSTNAME(name):
+        raise ValueError(f"host {host!r} is not a valid domain name")
+    if _IPV4_LIKE(name):
+        # No resolver understands "999.1.1.1" or "1.2.3".
+        try:
+            ipaddress.IPv4Address(name)
+        except ValueError:
+            raise ValueError(f"host {host!r} is not a valid IPv4 address") from None
+    return name
+
+
+def _ipv6_host(host: str) -> str:
+    if not host.endswith("]"):
+        raise ValueError(f"host {host!r} is not a valid IPv6 address")
+    literal = host[1:-1]
+    if "%" in literal:
+        # Zone ids only make sense on the machine that wrote them.
+        raise ValueError(f"host {host!r}: IPv6 zone ids are not allowed")
+    try:
+        return f"[{ipaddress.IPv6Address(literal).compressed}]"
+    except ValueError:
+        raise ValueError(f"host {host!r} is not a valid IPv6 address") from None
+
+
+def normalise_authority(authority: str, scheme: str) -> str:
+    """``host[:port]`` in canonical form; the scheme's default port is dropped."""
+    if "@" in authority:
+        # "https://www.example.com@evil.example/" is a URL on evil.example.
+        raise ValueError("user information ('user@') before the host is not allowed")
+    if authority.startswith("["):
+        # An IPv6 literal contains ":" itself; the port follows the "]".
+        end = authority.find("]") + 1
+        if not end:
+            raise ValueError(f"host {authority!r} is not a valid IPv6 address")
+        host, port = authority[:end], authority[end:]
+        if port and not port.startswith(":"):
+            raise ValueError(f"invalid host {authority!r}")
+        port = port[1:]
+    else:
+        host, _, port = authority.partition(":")
+    host = normalise_host(host)
+    if not port:  # "host:" means the default port
+        return host
+    if not _PORT(port) or not 0 < int(port) <= 65535:
+        raise ValueError(f"invalid port {port!r}")
+    number = int(port)
+    return host if number == DEFAULT_PORTS[scheme] else f"{host}:{number}"
+
+
+def percent_encode(component: str) -> str:
+    """Percent-encode what RFC 3986 does not allow in a path or query (idempotent)."""
+    if "%" in component:
+        # A "%" that does not start an escape is a literal percent sign.
+        component = _LONE_PERCENT.sub("%25", component)
+    if _ALREADY_ENCODED(component):
+        return component
+    try:
+        return quote(component, safe=_SAFE)
+    except UnicodeEncodeError:  # lone surrogates, e.g. from badly decoded bytes
+        raise InvalidLocation("contains characters that are not valid Unicode") from None
+
+
+def remove_dot_segments(path: str) -> str:
+    """Resolve "." and ".." segments of an absolute path (RFC 3986 5.2.4)."""
+    segments = path.split("/")
+    output: list[str] = []
+    last = len(segments) - 1
+    for index in range(1, last + 1):  # segments[0] is the "" before the leading "/"
+        segment = segments[index]
+        plain = segment.replace("%2e", ".").replace("%2E", ".") if "%" in segment else segment
+        if plain in (".", ".."):
+            if plain == ".." and output:
+                output.pop()
+            if index == last:
+                output.append("")  # "/a/b/.." is the directory "/a/": keep its slash
+        elif plain.startswith(".") and plain.partition(";")[0] in (".", ".."):
+            # Some servers (Tomcat) read "..;x=1" as "..": it could step out of
+            # the sitemap directory, so refuse rather than guess.
+            raise InvalidLocation("contains an ambiguous dot segment with parameters")
+        else:
+            output.append(segment)
+    return "/" + "/".join(output)
+
+
+def split_rest(rest: str) -> tuple[str, str]:
+    """Split what follows the authority into path and query; the fragment goes.
+
+    By hand: urllib.parse.urlsplit() silently deletes tabs and newlines
+    instead of letting them be percent-encoded.
+    """
+    rest = rest.partition("#")[0]
+    query = ""
+    if "?" in rest:
+        rest, _, query = rest.partition("?")
+    return rest, query
+
+
+def split_authority(rest: str) -> tuple[str, str]:
+    """What follows ``scheme://``: the authority and the rest."""
+    end = _AUTHORITY_END(rest)
+    return (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
+
+
+def encode_path(path: str) -> str:
+    """``path`` percent-encoded, its dot segments resolved."""
+    path = percent_encode(path)
+    return remove_dot_segments(path) if may_hold_dot_segment(path) else path
+
+
+def param_name(param: str) -> str:
+    """Lower-cased, percent-decoded name of a ``name=value`` parameter."""
+    name = param.partition("=")[0]
+    return (unquote(name) if "%" in name else name).lower()
+
+
+def strip_query(query: str, names: Collection[str]) -> str:
+    """``query`` without its parameters named in ``names`` (lower-case), the others untouched."""
+    params = query.split("&")
+    kept = [param for param in params if param_name(param) not in names]
+    if len(kept) == len(params):
+        return query
+    # "?sessionid=1&" leaves only empty pieces: nothing worth a "?".
+    return "&".join(kept) if any(kept) else ""
+
+
+def strip_path_params(path: str, names: Collection[str]) -> str:
+    """``path`` without its ``;name=value`` segment parameters named in ``names`` (lower-case)."""
+    segments = path.split("/")
+    for index, segment in enumerate(segments):
+        if ";" in segment:
+            head, *params = segment.split(";")
+            kept = [param for param in params if param_name(param) not in names]
+            segments[index] = ";".join([head, *kept])
+    return "/".join(segments)
+
 
 def parse_base_url(value: object) -> str:
-    """Validate and normalise BASE_URL.
-
-    An http/https scheme, a host, an optional path prefix; no query, fragment
-    or user information.  The host is IDNA-encoded and lower-cased, the
-    scheme's default port removed and the trailing slash stripped:
-    ``'https://Bücher.example/shop/'`` -> ``'https://xn--bcher-kva.example/shop'``.
-
-    Raises ValueError with a precise message otherwise (used by system checks).
-    """
+    """BASE_URL validated and normalised: ``'https://Bücher.example/shop/'`` ->
+    ``'https://xn--bcher-kva.example/shop'``; a precise ValueError otherwise."""
     if isinstance(value, Promise):
         value = str(value)
     if not isinstance(value, str):
@@ -86,28 +264,33 @@ def parse_base_url(value: object) -> str:
     scheme = match.group(1).lower()
     if scheme not in DEFAULT_PORTS:
         raise ValueError(f"scheme must be http or https, not {scheme!r}")
-    rest = text[match.end() + 2 :]
-    end = _AUTHORITY_END(rest)
-    authority, rest = (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
+    authority, rest = split_authority(text[match.end() + 2 :])
     if "?" in rest or "#" in rest:
         raise ValueError(f"{text!r} must not contain a query string or fragment")
     netloc = normalise_authority(authority, scheme)
-    path = percent_encode(rest) if rest else ""
-    if path and may_hold_dot_segment(path):
-        path = remove_dot_segments(path)
+    path = encode_path(rest) if rest else ""
     return f"{scheme}://{netloc}{path.rstrip('/')}"
 
 
-class LocationBuilder:
-    """Build ``<loc>`` values for one sitemap.
+def _scheme_and_rest(text: str, implied_scheme: str) -> tuple[str, str]:
+    """The scheme of an absolute or scheme-relative URL and what follows its ``//``."""
+    if text.startswith("//"):
+        return implied_scheme, text[2:]
+    match = _SCHEME(text)
+    if match is None:
+        raise InvalidLocation("relative URL; must start with '/' or 'http(s)://'")
+    scheme = match.group(1).lower()
+    if scheme not in DEFAULT_PORTS:
+        raise InvalidLocation(f"unsupported scheme {scheme!r}")
+    if not text.startswith("//", match.end()):
+        raise InvalidLocation("no host after the scheme")
+    return scheme, text[match.end() + 2 :]
 
-    ``base_url`` is ``scheme://host[:port][/prefix]`` (see
-    :func:`parse_base_url`); paths returned by ``location()`` are appended to
-    it.  ``directory_url`` is the directory the sitemap file lives in (an
-    absolute URL, or a path resolved like a location); every URL must be
-    inside it.  It defaults to ``base_url + "/"``.  ``strip_params`` names the
-    session-id parameters to remove (case-insensitive).
-    """
+
+class LocationBuilder:
+    """Build ``<loc>`` values for one sitemap: paths are appended to ``base_url``; every
+    URL must be inside ``directory_url`` (the file's directory, ``base_url + "/"`` by
+    default); ``strip_params`` names the session-id parameters to remove."""
 
     def __init__(
         self,
@@ -136,8 +319,7 @@ class LocationBuilder:
                 directory = self._normalise(directory_url)
             except InvalidLocation as exc:
                 raise ValueError(f"invalid directory_url {directory_url!r}: {exc}") from None
-            # A directory without its slash would let "/shopping/" pass as
-            # being inside "/shop".
+            # Without its slash, "/shopping/" would pass as inside "/shop".
             self._directory = directory if directory.endswith("/") else directory + "/"
         self._directory_is_base = self._directory == self.base_url + "/"
 
@@ -158,15 +340,13 @@ class LocationBuilder:
 
     def build(self, raw: object) -> str:
         """Return the absolute URI for ``raw`` or raise :class:`InvalidLocation`."""
-        # The common case: an exact str (not a subclass or lazy string) holding a
-        # plain path, or an absolute URL on our own origin with a plain path.
-        # Anything unusual, including every error, goes to the slow path,
-        # which is the single source of truth for messages.
+        # The common case: an exact str holding a plain path, or an absolute URL
+        # on our origin with a plain path. Anything else, every error included,
+        # goes to the slow path, the single source of truth for messages.
         if type(raw) is str:
             if _FAST_PATH(raw) and "/." not in raw:
                 url = self.base_url + raw
-                # base_url + "/..." is inside the default directory by
-                # construction; only a custom directory needs the test.
+                # base_url + "/..." is inside the default directory by construction.
                 if len(url) <= MAX_URL_LENGTH and (
                     self._directory_is_base or url.startswith(self._directory)
                 ):
@@ -180,9 +360,6 @@ class LocationBuilder:
                 and raw.startswith(self._directory)
             ):
                 return raw
-        return self._build_slow(raw)
-
-    def _build_slow(self, raw: object) -> str:
         url = self._normalise(raw)
         if not url.startswith(self._directory):
             raise InvalidLocation(f"outside the sitemap directory {self._directory}")
@@ -192,50 +369,16 @@ class LocationBuilder:
 
     def _normalise(self, raw: object) -> str:
         """Everything ``build()`` does except the directory and length checks."""
-        if isinstance(raw, Promise):
-            raw = str(raw)
         if raw is None:
             raise InvalidLocation("no location (None)")
-        if not isinstance(raw, str):
-            raise InvalidLocation(f"not a string but {type(raw).__name__}")
-        text = raw.strip()
+        text = as_string(raw, InvalidLocation).strip()
         if not text:
             raise InvalidLocation("empty location")
-
         if text.startswith("/") and not text.startswith("//"):
             path, query = split_rest(text)
             path = self._prefix + path
         else:
-            if text.startswith("//"):
-                # Scheme-relative: the base's scheme is implied.
-                scheme = self._scheme
-                rest = text[2:]
-            else:
-                match = _SCHEME(text)
-                if match is None:
-                    raise InvalidLocation("relative URL; must start with '/' or 'http(s)://'")
-                scheme = match.group(1).lower()
-                if scheme not in DEFAULT_PORTS:
-                    raise InvalidLocation(f"unsupported scheme {scheme!r}")
-                if not text.startswith("//", match.end()):
-                    raise InvalidLocation("no host after the scheme")
-                rest = text[match.end() + 2 :]
-            end = _AUTHORITY_END(rest)
-            authority, rest = (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
-            if authority != self._netloc:
-                # Only normalise when the spelling differs (case, IDNA, port).
-                try:
-                    netloc = normalise_authority(authority, scheme)
-                except ValueError as exc:
-                    raise InvalidLocation(str(exc)) from None
-                if netloc != self._netloc:
-                    raise InvalidLocation(f"points to another host ({netloc})")
-            if scheme != self._scheme:
-                raise InvalidLocation(f"uses another scheme ({scheme}, expected {self._scheme})")
-            path, query = split_rest(rest)
-            if not path:
-                path = "/"
-
+            path, query = self._own_path(text)
         path = percent_encode(path)
         if ";" in path and self._strip:
             path = strip_path_params(path, self._strip)
@@ -249,3 +392,20 @@ class LocationBuilder:
             if query:
                 url = f"{url}?{query}"
         return url
+
+    def _own_path(self, text: str) -> tuple[str, str]:
+        """The path and query of an absolute URL, which must be on this origin."""
+        scheme, rest = _scheme_and_rest(text, self._scheme)
+        authority, rest = split_authority(rest)
+        if authority != self._netloc:
+            # Only normalise when the spelling differs (case, IDNA, port).
+            try:
+                netloc = normalise_authority(authority, scheme)
+            except ValueError as exc:
+                raise InvalidLocation(str(exc)) from None
+            if netloc != self._netloc:
+                raise InvalidLocation(f"points to another host ({netloc})")
+        if scheme != self._scheme:
+            raise InvalidLocation(f"uses another scheme ({scheme}, expected {self._scheme})")
+        path, query = split_rest(rest)
+        return path or "/", query

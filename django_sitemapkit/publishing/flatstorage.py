@@ -11,7 +11,7 @@ Its first write is therefore a marker (``UNFINISHED``), deleted once its set
 is published: the next build that finds it rewrites every file, and every
 publish deletes the files named like a set's that its manifest does not list.
 
-Every file is saved with its own media type (``protocol/mediatypes.py``) and
+Every file is saved with its own media type (``protocol/files.py``) and
 no Content-Encoding: a ``.xml.gz`` is ``application/gzip``, whatever the
 storage would guess from its name (see :func:`typed_storage`).
 """
@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.protocol.deflate import Piece
-from django_sitemapkit.protocol.mediatypes import content_type
+from django_sitemapkit.protocol.files import content_type
 from django_sitemapkit.publishing.base import (
     PublishError,
     Reuse,

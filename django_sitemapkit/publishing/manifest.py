@@ -14,7 +14,7 @@ from typing import Any
 
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageSummary
-from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
+from django_sitemapkit.protocol.files import STYLESHEET_NAME
 from django_sitemapkit.protocol.w3c import to_aware
 
 MANIFEST_NAME = "sitemapkit-manifest.json"

@@ -1,38 +1,26 @@
-"""Point robots.txt at the sitemap index: ``Sitemap: <absolute index URL>``.
+"""robots.txt listing the sitemap index: ``Sitemap: <absolute index URL>``.
 
-:func:`add_sitemap_line` edits an existing robots.txt as text and is the only
-place that decides what changes; the ``sitemapkit_robots`` command reads,
-calls it and writes with :func:`write_atomically`.  :func:`robots_txt` is a
-view for sites that have no robots.txt of their own.
+:func:`plan_update` edits an existing robots.txt as text and is the only place
+that decides what changes; ``sitemapkit_robots`` reads, calls it and writes
+with :func:`write_atomically`. :func:`robots_txt` is a view for sites without
+a robots.txt of their own.
 
-The edit is minimal and idempotent (running it on its own output changes
-nothing), because a robots.txt is often maintained by hand or by other tools:
+robots.txt is often kept by hand or by other tools, so the edit is minimal and
+idempotent:
 
-* Every byte it does not need to touch is kept: groups, rules, comments,
-  blank lines, odd bytes (callers decode with ``surrogateescape``), a UTF-8
-  BOM, the line endings and the presence or absence of a final newline.
-* A ``Sitemap`` line is recognised the way robots.txt parsers read it: field
-  name in any case, optional whitespace around the colon and the line, a
-  ``#`` comment after the URL.  A line whose URL is exactly the index URL
-  counts as present and is left as written (``sitemap : URL  # ours`` is not
-  normalised: crawlers read it the same way, and rewriting it would be a
-  change nobody asked for).
-* A line is *stale* when it is what this app wrote for an earlier location of
-  the same site: an http(s) URL, no query, on the same host once case, port,
-  scheme and a leading ``www.`` are ignored, whose last path segment is the
-  index's file name (``sitemap.xml``) or its gzip twin (``sitemap.xml.gz``),
-  under any path prefix.  The first stale line is replaced in place by the new
-  line (keeping its line ending); further stale lines, and every stale line
-  when the index URL is already present, are removed so that exactly one
-  entry for the index remains.  Other sitemaps (another file name such as
-  ``news-sitemap.xml``, another host, a query string) are kept.
-* Otherwise the line is appended at the end with the file's dominant line
-  ending.  A blank line is put before it unless the file already ends with a
-  blank line or with another ``Sitemap`` line (``Sitemap`` lines belong to no
-  group; a blank line keeps it from reading as a rule of the last group, and
-  consecutive ``Sitemap`` lines read best as one block).  A file without a
-  final newline gets none after the added line either: the line ending goes
-  before it.  An empty file becomes the line plus a newline.
+* Every byte it need not touch is kept: rules, comments, blank lines, odd bytes
+  (decoded with ``surrogateescape``), a BOM, the line endings, the presence or
+  absence of a final newline.
+* ``Sitemap`` lines are read as parsers read them (any case, spaces around the
+  colon, a ``#`` comment after the URL). The index URL's line is left as written.
+* A line is *stale* when this app would have written it for an earlier location
+  of the site: an http(s) URL without query on the same host (ignoring case,
+  port, scheme and a leading ``www.``), whose file name is the index's or its
+  ``.gz`` twin, under any prefix. The first stale line becomes the new line in
+  place, further ones go; other sitemaps are kept.
+* Otherwise the line is appended with the file's dominant line ending, after a
+  blank line unless the file ends with one or with another ``Sitemap`` line
+  (a blank line keeps it from reading as a rule of the last group).
 """
 
 from __future__ import annotations
@@ -57,18 +45,6 @@ from django_sitemapkit.engine.rendering import index_path
 from django_sitemapkit.publishing.diskio import fsync_directory
 from django_sitemapkit.serving.headers import nosniff
 from django_sitemapkit.siteconfig import configured_sites, site_for_host
-
-__all__ = [
-    "Action",
-    "RobotsUpdate",
-    "add_sitemap_line",
-    "decode",
-    "encode",
-    "plan_update",
-    "robots_txt",
-    "sitemap_line",
-    "write_atomically",
-]
 
 BOM = "\ufeff"
 # Files are edited as text but must survive byte for byte: UTF-8 with
@@ -133,29 +109,26 @@ def plan_update(text: str, index_url: str) -> RobotsUpdate:
     lines = split_lines(text[len(bom) :])
     eol = dominant_line_ending(lines)
     present = any(sitemap_url(content) == index_url for content, _ in lines)
-    new_line = sitemap_line(index_url)
-    is_stale = _stale_matcher(index_url)
-
     kept: list[Line] = []
     stale: list[str] = []
     for content, ending in lines:
         url = sitemap_url(content)
-        if url is None or url == index_url or not is_stale(url):
+        if url is None or url == index_url or not is_stale(url, index_url):
             kept.append((content, ending))
             continue
         if not present and not stale:
-            kept.append((new_line, ending))
+            kept.append((sitemap_line(index_url), ending))
         stale.append(url)
-
     if present:
         action = Action.REMOVED_STALE if stale else Action.UNCHANGED
     elif stale:
         action = Action.REPLACED
     else:
-        kept = _append(kept, new_line, eol)
+        kept = _append(kept, sitemap_line(index_url), eol)
         action = Action.ADDED
-    if not _ends_with_newline(lines):
-        kept = _without_final_newline(kept)
+    if lines and not lines[-1][1]:
+        # No final newline before: none after (an empty file gets one).
+        kept[-1] = (kept[-1][0], "")
     new_text = bom + "".join(content + ending for content, ending in kept)
     return RobotsUpdate(new_text, action, tuple(stale), eol)
 
@@ -184,44 +157,36 @@ def sitemap_url(content: str) -> str | None:
 
 
 def _site_host(host: str) -> str:
-    # www.example.com and example.com are one site for robots.txt purposes:
-    # moving between them is the commonest reason a sitemap line goes stale.
+    # www.example.com and example.com are one site here: moving between them is
+    # the commonest reason a sitemap line goes stale.
     return host.lower().removeprefix("www.")
 
 
-@dataclass(frozen=True)
-class _StaleMatcher:
-    host: str
-    file_name: str
-
-    def __call__(self, url: str) -> bool:
-        """True for a URL this app would have written for the same site elsewhere."""
-        if not self.host or not self.file_name:
-            return False
-        try:
-            parts = urlsplit(url)
-        except ValueError:  # e.g. a malformed IPv6 literal: not ours to judge
-            return False
-        return (
-            parts.scheme.lower() in ("http", "https")
-            and not parts.query
-            and _site_host(parts.hostname or "") == self.host
-            and posixpath.basename(parts.path) in (self.file_name, self.file_name + ".gz")
-        )
-
-
-def _stale_matcher(index_url: str) -> _StaleMatcher:
-    parts = urlsplit(index_url)
-    name = posixpath.basename(parts.path).removesuffix(".gz")
-    return _StaleMatcher(_site_host(parts.hostname or ""), name)
+def is_stale(url: str, index_url: str) -> bool:
+    """Whether ``url`` is what this app would have written for the site of
+    ``index_url`` elsewhere."""
+    index = urlsplit(index_url)
+    name = posixpath.basename(index.path).removesuffix(".gz")
+    host = _site_host(index.hostname or "")
+    if not host or not name:
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. a malformed IPv6 literal: not ours to judge
+        return False
+    return (
+        parts.scheme.lower() in ("http", "https")
+        and not parts.query
+        and _site_host(parts.hostname or "") == host
+        and posixpath.basename(parts.path) in (name, name + ".gz")
+    )
 
 
 def _append(lines: list[Line], new_line: str, eol: str) -> list[Line]:
     if not lines:
         return [(new_line, eol)]
     last, last_ending = lines[-1]
-    # An unterminated last line gets its ending now, so the new line starts on
-    # a line of its own.
+    # An unterminated last line gets its ending, so the new line starts its own.
     result = [*lines[:-1], (last, last_ending or eol)]
     if last.strip() and sitemap_url(last) is None:
         result.append(("", eol))
@@ -229,26 +194,12 @@ def _append(lines: list[Line], new_line: str, eol: str) -> list[Line]:
     return result
 
 
-def _ends_with_newline(lines: list[Line]) -> bool:
-    # An empty file counts as terminated: it becomes the line plus a newline.
-    return not lines or bool(lines[-1][1])
-
-
-def _without_final_newline(lines: list[Line]) -> list[Line]:
-    if not lines:
-        return lines
-    last, _ = lines[-1]
-    return [*lines[:-1], (last, "")]
-
-
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that readers see the old file or the new one.
 
-    The bytes go to a temporary file in the same directory (``os.replace`` is
-    only atomic within one file system), are fsynced, get the existing file's
-    permission bits (``NEW_FILE_MODE`` for a new file) and replace the file.
-    A symlink is followed, so the file it points to is updated rather than the
-    link being replaced by a regular file.  Ownership is not carried over.
+    Written beside it (``os.replace`` is atomic within one file system) with its
+    permission bits (``NEW_FILE_MODE`` for a new file), not its owner; a symlink
+    is followed, so the file it points to is updated.
     """
     target = Path(os.path.realpath(path))
     mode = _existing_mode(target)

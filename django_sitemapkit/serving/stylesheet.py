@@ -15,8 +15,8 @@ from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import get_settings
-from django_sitemapkit.protocol.mediatypes import XSL_CONTENT_TYPE
-from django_sitemapkit.protocol.stylesheet import (
+from django_sitemapkit.protocol.files import (
+    XSL_CONTENT_TYPE,
     stylesheet_bytes,
     stylesheet_etag,
     stylesheet_mtime,

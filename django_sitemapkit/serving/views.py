@@ -31,7 +31,7 @@ from django_sitemapkit.engine.rendering import (
     render_page,
     site_of,
 )
-from django_sitemapkit.protocol.mediatypes import GZIP_CONTENT_TYPE, XML_CONTENT_TYPE
+from django_sitemapkit.protocol.files import GZIP_CONTENT_TYPE, XML_CONTENT_TYPE
 from django_sitemapkit.publishing.freshness import may_serve_build
 from django_sitemapkit.publishing.selection import published_file
 from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens

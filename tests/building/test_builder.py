@@ -15,7 +15,7 @@ from django.test import Client
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.builder import BuildError
-from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
+from django_sitemapkit.protocol.files import stylesheet_bytes
 from django_sitemapkit.publishing.base import PublishError
 from django_sitemapkit.publishing.localfolder import LOCK_NAME
 from django_sitemapkit.publishing.selection import get_publisher, published_file

@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.derivation import Derived, Refused
 from django_sitemapkit.engine.entries import EntryFactory
 from django_sitemapkit.engine.factory import entry_factory
 from django_sitemapkit.engine.fusedrows import FusedRows
@@ -20,6 +19,7 @@ from django_sitemapkit.engine.rendering import make_context, render_page
 from django_sitemapkit.engine.routes import UrlRoute, derivation, needs_instances, url_route
 from django_sitemapkit.engine.rows import reads_columns
 from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.reversing import Derived, Refused
 from django_sitemapkit.sites import site
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Author

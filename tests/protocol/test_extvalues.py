@@ -4,7 +4,13 @@ import datetime
 
 import pytest
 
-from django_sitemapkit.protocol.extvalues import absolute_url, text, w3c_date, whole_number, yes_no
+from django_sitemapkit.protocol.extensionxml import (
+    absolute_url,
+    text,
+    w3c_date,
+    whole_number,
+    yes_no,
+)
 
 BASE = "https://www.example.com"
 

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from django_sitemapkit.protocol.extvalues import IMAGE_NS
-from django_sitemapkit.protocol.fragments import FragmentChecker, FragmentError
+from django_sitemapkit.protocol.extensionxml import IMAGE_NS, FragmentChecker, FragmentError
 
 CHECKER = FragmentChecker({"image": IMAGE_NS, "ex": "urn:example"})
 

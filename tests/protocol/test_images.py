@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.images import MAX_IMAGES_PER_URL, image_element, images_xml
+from django_sitemapkit.protocol.extensionxml import MAX_IMAGES_PER_URL, image_element, images_xml
 from django_sitemapkit.protocol.writer import UrlsetWriter
 from tests.xsd import validate_urlset
 

@@ -13,9 +13,7 @@ from django.utils.safestring import SafeString
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol import sessionids, uripaths
 from django_sitemapkit.protocol.locations import (
-    DEFAULT_STRIP_PARAMS,
     MAX_URL_LENGTH,
     InvalidLocation,
     LocationBuilder,
@@ -637,8 +635,5 @@ def test_parse_base_url_errors(value: object, message: str) -> None:
 
 
 def test_names_other_modules_import_from_here() -> None:
-    # conf, engine.entries and engine.indexscope import these from locations.
-    assert DEFAULT_STRIP_PARAMS is sessionids.DEFAULT_STRIP_PARAMS
-    assert InvalidLocation is uripaths.InvalidLocation
     assert issubclass(InvalidLocation, ValueError)
     assert MAX_URL_LENGTH == 2048

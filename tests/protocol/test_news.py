@@ -7,8 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.extvalues import NEWS_NS
-from django_sitemapkit.protocol.news import NotNews, news_language, news_xml
+from django_sitemapkit.protocol.extensionxml import NEWS_NS, NotNews, news_language, news_xml
 from django_sitemapkit.protocol.writer import UrlsetWriter
 from tests.xsd import validate_urlset
 

@@ -9,7 +9,7 @@ import lxml.html
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
+from django_sitemapkit.protocol.files import STYLESHEET_NAME, stylesheet_bytes
 from django_sitemapkit.protocol.writer import (
     IndexWriter,
     UrlsetWriter,

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.extvalues import VIDEO_NS
-from django_sitemapkit.protocol.videos import VideoXml
+from django_sitemapkit.protocol.extensionxml import VIDEO_NS, VideoXml
 from django_sitemapkit.protocol.writer import UrlsetWriter
 from tests.xsd import validate_urlset
 

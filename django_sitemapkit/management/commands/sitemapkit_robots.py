@@ -1,9 +1,8 @@
 """``manage.py sitemapkit_robots``: list the sitemap index in robots.txt.
 
-What changes in the file is decided by :func:`django_sitemapkit.robots.plan_update`;
-this command only finds the file and the index URL, reports, and writes when
-something changed.  An unchanged file is not rewritten at all (its mtime stays),
-so the command is safe to run on every deploy.
+What changes is decided by ``serving/robots.py``'s ``plan_update()``; this
+command finds the file and the index URL, reports, and writes only when
+something changed (an unchanged file keeps its mtime: safe on every deploy).
 """
 
 from __future__ import annotations
@@ -78,7 +77,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        targets = self.sites(options["sites"])
+        targets = chosen_sites(options["sites"])
         if len(targets) > 1 and (options["file"] or options["base_url"]):
             raise CommandError(
                 "--file and --base-url are one site's: name it with --site "
@@ -88,38 +87,44 @@ class Command(BaseCommand):
             label = f"Site {target.name!r}: " if target is not None and len(targets) > 1 else ""
             self.update(target, {**options, "label": label})
 
-    def sites(self, names: list[str] | None) -> list[SiteConfig | None]:
-        """The sites whose robots.txt to update: --site's, else every one (one: no SITES)."""
-        return chosen_sites(names)
-
     def update(self, target: SiteConfig | None, options: dict[str, Any]) -> None:
         index_url = self.index_url(options["base_url"], target)
         if options["print"]:
-            # The requested output, so printed at every verbosity.
-            self.stdout.write(sitemap_line(index_url))
+            self.stdout.write(sitemap_line(index_url))  # the output asked for: any verbosity
             return
-        path = self.robots_path(options["file"], target)
-        original = self.read(path)
+        path = robots_path(options["file"], target)
+        original = read(path)
         update = plan_update(decode(original or b""), index_url)
-        self.detail(f"Index URL: {index_url}", options)
-        self.detail(self.describe_file(path, original, update), options)
-        if options["check"]:
-            self.run_check(path, original, update, index_url, options)
-        elif options["dry_run"]:
-            self.run_dry_run(path, original, update, index_url, options)
+        self.say(2, f"Index URL: {index_url}", options)
+        if original is None:
+            self.say(2, f"File: {path} (missing, will be created)", options)
         else:
-            self.write(path, original, update, index_url, options)
-
-    # ------------------------------------------------------------------ inputs
+            ending = _LINE_ENDING_NAMES[update.line_ending]
+            self.say(2, f"File: {path} ({len(original)} bytes, {ending} line endings)", options)
+        if options["check"]:
+            self.say(1, check(path, original, update, index_url), options)
+            return
+        if options["dry_run"]:
+            if update.changed:
+                self.say(1, diff(path, original, update.text), options)
+            summary = outcome(path, original, update, index_url, would=True)
+            self.say(1, "Dry run, nothing written: " + summary, options)
+            return
+        if update.changed:
+            data = encode(update.text)
+            try:
+                write_atomically(path, data)
+            except OSError as exc:
+                raise CommandError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+            self.say(2, f"Wrote {len(data)} bytes to {path} (atomic replace).", options)
+        self.say(1, outcome(path, original, update, index_url, would=False), options)
 
     def index_url(self, base_url_option: str | None, target: SiteConfig | None) -> str:
         try:
-            if base_url_option is None and target is not None:
-                base = target.base_url
-            elif base_url_option is None:
-                base = base_url()
-            else:
+            if base_url_option is not None:
                 base = clean_base_url(base_url_option, "--base-url")
+            else:
+                base = base_url() if target is None else target.base_url
         except BaseUrlError as exc:
             raise CommandError(str(exc)) from None
         try:
@@ -132,115 +137,61 @@ class Command(BaseCommand):
                 "URL namespace must be the one of django_sitemapkit.urls."
             ) from None
 
-    def robots_path(self, file_option: str | None, target: SiteConfig | None) -> Path:
-        if target is not None:
-            value = file_option or target.robots_txt_path
-            setting = f"SITEMAPKIT['SITES'][{target.name!r}]['ROBOTS_TXT_PATH']"
-        else:
-            value = file_option or get_settings().ROBOTS_TXT_PATH
-            setting = "SITEMAPKIT['ROBOTS_TXT_PATH']"
-        if not value:
-            raise CommandError(f"No robots.txt to update: pass --file PATH or set {setting}.")
-        path = Path(value)
-        if path.is_dir():
-            raise CommandError(f"{path} is a directory; name the robots.txt file itself.")
-        if not path.parent.is_dir():
-            raise CommandError(f"Cannot create {path}: the directory {path.parent} does not exist.")
-        return path
-
-    def read(self, path: Path) -> bytes | None:
-        """The file's bytes, or None when it does not exist yet."""
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise CommandError(f"Cannot read {path}: {exc.strerror or exc}.") from None
-
-    # ------------------------------------------------------------------ modes
-
-    def run_check(
-        self,
-        path: Path,
-        original: bytes | None,
-        update: RobotsUpdate,
-        index_url: str,
-        options: dict[str, Any],
-    ) -> None:
-        if original is None:
-            raise CommandError(f"{path} does not exist, so it does not list {index_url}.")
-        if update.action is Action.ADDED:
-            raise CommandError(f"{path} has no 'Sitemap: {index_url}' line.")
-        if update.action is Action.REPLACED:
-            raise CommandError(
-                f"{path} lists a stale sitemap index ({', '.join(update.stale)}) "
-                f"instead of {index_url}."
-            )
-        if update.action is Action.REMOVED_STALE:
-            raise CommandError(
-                f"{path} lists {index_url} but also a stale sitemap index "
-                f"({', '.join(update.stale)})."
-            )
-        self.summary(f"{path} lists {index_url}.", options)
-
-    def run_dry_run(
-        self,
-        path: Path,
-        original: bytes | None,
-        update: RobotsUpdate,
-        index_url: str,
-        options: dict[str, Any],
-    ) -> None:
-        if update.changed:
-            self.summary(diff(path, original, update.text), options)
-        self.summary(
-            "Dry run, nothing written: " + outcome(path, original, update, index_url, would=True),
-            options,
-        )
-
-    def write(
-        self,
-        path: Path,
-        original: bytes | None,
-        update: RobotsUpdate,
-        index_url: str,
-        options: dict[str, Any],
-    ) -> None:
-        if update.changed:
-            data = encode(update.text)
-            try:
-                write_atomically(path, data)
-            except OSError as exc:
-                raise CommandError(f"Cannot write {path}: {exc.strerror or exc}.") from None
-            self.detail(f"Wrote {len(data)} bytes to {path} (atomic replace).", options)
-        self.summary(outcome(path, original, update, index_url, would=False), options)
-
-    # ------------------------------------------------------------------ output
-
-    def describe_file(self, path: Path, original: bytes | None, update: RobotsUpdate) -> str:
-        if original is None:
-            return f"File: {path} (missing, will be created)"
-        ending = _LINE_ENDING_NAMES[update.line_ending]
-        return f"File: {path} ({len(original)} bytes, {ending} line endings)"
-
-    def summary(self, message: str, options: dict[str, Any]) -> None:
-        if options["verbosity"] >= 1:
+    def say(self, verbosity: int, message: str, options: dict[str, Any]) -> None:
+        if options["verbosity"] >= verbosity:
             self.stdout.write(options["label"] + message)
 
-    def detail(self, message: str, options: dict[str, Any]) -> None:
-        if options["verbosity"] >= 2:
-            self.stdout.write(options["label"] + message)
+
+def robots_path(file_option: str | None, target: SiteConfig | None) -> Path:
+    if target is not None:
+        value = file_option or target.robots_txt_path
+        setting = f"SITEMAPKIT['SITES'][{target.name!r}]['ROBOTS_TXT_PATH']"
+    else:
+        value = file_option or get_settings().ROBOTS_TXT_PATH
+        setting = "SITEMAPKIT['ROBOTS_TXT_PATH']"
+    if not value:
+        raise CommandError(f"No robots.txt to update: pass --file PATH or set {setting}.")
+    path = Path(value)
+    if path.is_dir():
+        raise CommandError(f"{path} is a directory; name the robots.txt file itself.")
+    if not path.parent.is_dir():
+        raise CommandError(f"Cannot create {path}: the directory {path.parent} does not exist.")
+    return path
+
+
+def read(path: Path) -> bytes | None:
+    """The file's bytes, or None when it does not exist yet."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CommandError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+
+
+def check(path: Path, original: bytes | None, update: RobotsUpdate, index_url: str) -> str:
+    """--check's message when the file lists the index; CommandError otherwise."""
+    stale = ", ".join(update.stale)
+    if original is None:
+        raise CommandError(f"{path} does not exist, so it does not list {index_url}.")
+    if update.action is Action.ADDED:
+        raise CommandError(f"{path} has no 'Sitemap: {index_url}' line.")
+    if update.action is Action.REPLACED:
+        raise CommandError(f"{path} lists a stale sitemap index ({stale}) instead of {index_url}.")
+    if update.action is Action.REMOVED_STALE:
+        raise CommandError(f"{path} lists {index_url} but also a stale sitemap index ({stale}).")
+    return f"{path} lists {index_url}."
 
 
 def outcome(
     path: Path, original: bytes | None, update: RobotsUpdate, index_url: str, *, would: bool
 ) -> str:
     """The one-line summary, in the past tense or as what would happen."""
-    line = sitemap_line(index_url)
     stale = ", ".join(update.stale)
     if update.action is Action.ADDED:
         created = " (creating the file)" if original is None else ""
-        return f"{'Would add' if would else 'Added'} '{line}' to {path}{created}."
+        verb = "Would add" if would else "Added"
+        return f"{verb} '{sitemap_line(index_url)}' to {path}{created}."
     if update.action is Action.REPLACED:
         verb = "Would replace" if would else "Replaced"
         return f"{verb} stale {stale} with {index_url} in {path}."
@@ -252,10 +203,9 @@ def outcome(
 
 def diff(path: Path, original: bytes | None, new_text: str) -> str:
     """A unified diff of the lines; line endings are not shown (they never change)."""
-    old_text = decode(original or b"")
     lines = difflib.unified_diff(
-        [printable(content) for content, _ in split_lines(old_text)],
-        [printable(content) for content, _ in split_lines(new_text)],
+        [_printable(content) for content, _ in split_lines(decode(original or b""))],
+        [_printable(content) for content, _ in split_lines(new_text)],
         fromfile="/dev/null" if original is None else str(path),
         tofile=str(path),
         lineterm="",
@@ -263,6 +213,6 @@ def diff(path: Path, original: bytes | None, new_text: str) -> str:
     return "\n".join(lines)
 
 
-def printable(text: str) -> str:
+def _printable(text: str) -> str:
     # Undecodable bytes (lone surrogates) cannot be written to a UTF-8 stream.
     return encode(text).decode("utf-8", "backslashreplace")

@@ -1,19 +1,23 @@
-"""Reading a model's ``get_absolute_url()`` as a URL pattern filled from fields.
+"""How sitemap URLs are reversed: in one language, and ``get_absolute_url()`` read
+as a ``reverse()`` of a URL pattern filled from fields.
 
-Most ``get_absolute_url()`` bodies are one ``reverse()`` of a constant URL
-name with arguments taken straight from the row's fields::
+With ``i18n_patterns`` a URL carries the active language, and rendering under
+the requester's would make the bytes depend on ``Accept-Language`` (and cache
+one visitor's choice for everyone): every file is rendered in the site's default
+language; a section lists other languages only through ``i18n``.
+
+Most ``get_absolute_url()`` bodies say what ``url_name`` and ``url_kwargs`` say::
 
     def get_absolute_url(self):
         return reverse("blog:entry", kwargs={"slug": self.slug})
 
-Such a body says what ``url_name`` and ``url_kwargs`` say, so a section can
-read those columns and fill the pattern once reversed (the fast path). The
-syntax tree is read, never samples of its output: a body is taken only when
-it is one return of ``django.urls``' own ``reverse()``/``reverse_lazy()``
-(found through the method's globals) of a string literal, with ``kwargs`` a
-dict literal or ``args`` a list or tuple literal of ``self.<field>`` (a
-concrete non-relational field, a foreign key's ``_id``, ``pk``), optionally
-in ``str()``. Anything else is refused with the line that stopped it.
+so a section can read those columns and fill the pattern once reversed (the
+fast path). The syntax tree is read, never samples of its output: only one
+return of ``django.urls``' own ``reverse()``/``reverse_lazy()`` (found through
+the method's globals) of a string literal, ``kwargs`` a dict literal or ``args``
+a list or tuple literal of ``self.<field>`` (a concrete non-relational field, a
+foreign key's ``_id``, ``pk``), optionally in ``str()``. Anything else is
+refused with the line that stopped it.
 """
 
 from __future__ import annotations
@@ -25,17 +29,51 @@ import inspect
 import os
 import textwrap
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
 from django.urls import reverse, reverse_lazy
+from django.utils import translation
 
-__all__ = ["Derived", "Refused", "derive_location", "read_method"]
+
+def site_languages() -> list[str]:
+    """The codes of ``settings.LANGUAGES``, in order: contrib's default ``languages``."""
+    return [code for code, _name in settings.LANGUAGES]
+
+
+def default_language() -> str:
+    """The language every sitemap file is rendered in.
+
+    ``LANGUAGE_CODE`` itself where ``i18n_patterns`` leaves the default
+    language unprefixed (``prefix_default_language=False``: its URLs carry no
+    prefix only under that exact code); otherwise the variant of it that
+    ``LANGUAGES`` offers, so that startproject's ``"en-us"`` with ``"en"`` in
+    ``LANGUAGES`` reverses ``/en/...``, the URL that resolves, not ``/en-us/...``.
+    """
+    code: str = settings.LANGUAGE_CODE
+    used, prefixes_default = is_language_prefix_patterns_used(settings.ROOT_URLCONF)
+    if used and not prefixes_default:
+        return code
+    try:
+        return translation.get_supported_language_variant(code)
+    except LookupError:
+        return code
+
+
+@contextmanager
+def rendering_language() -> Iterator[None]:
+    """Render in :func:`default_language`, whatever the request activated."""
+    with translation.override(default_language()):
+        yield
+
 
 _REVERSES = (reverse, reverse_lazy)
 _COLUMN_DESCRIPTORS = (DeferredAttribute, ForeignKeyDeferredAttribute)
@@ -169,6 +207,22 @@ class _Reader:
         return self.call(statement.value)
 
     def call(self, value: ast.expr) -> tuple[str, tuple[str, ...], tuple[str, ...] | None]:
+        value = self.reverse_call(value)
+        keywords = {str(keyword.arg): keyword.value for keyword in value.keywords}
+        url_name = _url_name(value, keywords)
+        extra = sorted(set(keywords) - {"args", "kwargs"})
+        if extra:
+            raise _Stop(value, f"reverse()'s {extra[0]} argument")
+        if "args" in keywords and "kwargs" in keywords:
+            raise _Stop(value, "both args and kwargs")
+        if "kwargs" in keywords:
+            return url_name, *self.kwargs(keywords["kwargs"])
+        if "args" in keywords:
+            return url_name, self.args(keywords["args"]), None
+        return url_name, (), ()
+
+    def reverse_call(self, value: ast.expr) -> ast.Call:
+        """``value``, a call of django.urls' reverse(), perhaps in str()."""
         if (
             isinstance(value, ast.Call)
             and self.resolve(value.func) is str
@@ -185,25 +239,7 @@ class _Reader:
             raise _Stop(value, f"calls {ast.unparse(value.func)}(), not django.urls.reverse()")
         if any(keyword.arg is None for keyword in value.keywords):
             raise _Stop(value, "**-unpacked arguments")
-        keywords = {str(keyword.arg): keyword.value for keyword in value.keywords}
-        if "viewname" in keywords and not value.args:
-            name_node = keywords.pop("viewname")
-        elif len(value.args) == 1:
-            name_node = value.args[0]
-        else:
-            raise _Stop(value, "positional arguments besides the URL name")
-        if not (isinstance(name_node, ast.Constant) and isinstance(name_node.value, str)):
-            raise _Stop(name_node, "a URL name that is not a string literal")
-        extra = sorted(set(keywords) - {"args", "kwargs"})
-        if extra:
-            raise _Stop(value, f"reverse()'s {extra[0]} argument")
-        if "args" in keywords and "kwargs" in keywords:
-            raise _Stop(value, "both args and kwargs")
-        if "kwargs" in keywords:
-            return name_node.value, *self.kwargs(keywords["kwargs"])
-        if "args" in keywords:
-            return name_node.value, self.args(keywords["args"]), None
-        return name_node.value, (), ()
+        return value
 
     def kwargs(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if not isinstance(node, ast.Dict):
@@ -225,7 +261,8 @@ class _Reader:
         return tuple(self.field(value) for value in node.elts)
 
     def field(self, node: ast.expr) -> str:
-        """The model field ``node`` (``self.<name>``) reads."""
+        """The model field ``node`` (``self.<name>``) reads: a concrete field, a foreign
+        key's column, or ``pk``."""
         if isinstance(node, ast.Starred):
             raise _Stop(node, "*-unpacked arguments")
         if not isinstance(node, ast.Attribute):
@@ -253,7 +290,7 @@ class _Reader:
             raise _Stop(node, f"{name!r} is not a concrete field")
         if field.is_relation and getattr(field, "attname", None) != name:
             raise _Stop(node, "a related field")
-        return name  # a field, or a foreign key's column (read as it is)
+        return name
 
     def resolve(self, node: ast.expr) -> Any:
         """The object a name or dotted name refers to in the method's globals (or None)."""
@@ -265,6 +302,19 @@ class _Reader:
         if node.id in self.method.__globals__:
             return self.method.__globals__[node.id]
         return getattr(builtins, node.id, None)
+
+
+def _url_name(call: ast.Call, keywords: dict[str, ast.expr]) -> str:
+    """The string literal ``call`` reverses; ``viewname`` is popped from ``keywords``."""
+    if "viewname" in keywords and not call.args:
+        node = keywords.pop("viewname")
+    elif len(call.args) == 1:
+        node = call.args[0]
+    else:
+        raise _Stop(call, "positional arguments besides the URL name")
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        raise _Stop(node, "a URL name that is not a string literal")
+    return node.value
 
 
 def _is_docstring(node: ast.stmt) -> bool:
