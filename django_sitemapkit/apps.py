@@ -5,9 +5,9 @@ from django.core import checks
 from django.db.models.signals import post_delete, post_save
 
 from django_sitemapkit import checks as sitemap_checks
-from django_sitemapkit import rebuilds, routechecks, stalechecks
-from django_sitemapkit.modelchanges import on_model_change
-from django_sitemapkit.sites import autodiscover
+from django_sitemapkit import rebuilds, routechecks
+from django_sitemapkit.serving.cache import check_cache_across_processes
+from django_sitemapkit.sites import autodiscover, on_model_change
 
 
 class SimpleSitemapkitConfig(AppConfig):
@@ -21,8 +21,7 @@ class SimpleSitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_settings, "sitemapkit")
         checks.register(sitemap_checks.check_sites, "sitemapkit")
         checks.register(sitemap_checks.check_index_directory, "sitemapkit", checks.Tags.urls)
-        checks.register(stalechecks.check_stale_build, "sitemapkit")
-        checks.register(stalechecks.check_cache_across_processes, "sitemapkit", deploy=True)
+        checks.register(check_cache_across_processes, "sitemapkit", deploy=True)
         checks.register(routechecks.check_url_routes, "sitemapkit", deploy=True)
         post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
         post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")

@@ -32,7 +32,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
-from django_sitemapkit.serving.invalidation import sections_of
+from django_sitemapkit.serving.cache import sections_of
 from django_sitemapkit.siteconfig import SitesError, configured_sites
 from django_sitemapkit.sites import site as default_site
 

@@ -16,7 +16,7 @@ from django.apps import AppConfig
 from django.core.checks import CheckMessage, Info
 
 from django_sitemapkit.engine.routes import route_report
-from django_sitemapkit.registered import registered_sites
+from django_sitemapkit.sites import registered_sites
 
 
 def check_url_routes(

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import CommandError, CommandParser
 
 from django_sitemapkit.conf import BaseUrlError, clean_base_url, user_settings
 
@@ -144,6 +145,19 @@ def selected_sites(names: Sequence[str] | None) -> list[SiteConfig | None]:
     if not sites:
         raise LookupError(f"--site {names[0]} needs SITEMAPKIT['SITES'], which is not set.")
     return [site_named(name) for name in dict.fromkeys(names)]
+
+
+def add_site_option(parser: CommandParser, help_text: str) -> None:
+    """``--site NAME`` (repeatable), into ``options["sites"]``, as every command takes it."""
+    parser.add_argument("--site", action="append", dest="sites", metavar="NAME", help=help_text)
+
+
+def chosen_sites(names: Sequence[str] | None) -> list[SiteConfig | None]:
+    """:func:`selected_sites` for a command: a CommandError saying what is wrong."""
+    try:
+        return selected_sites(names)
+    except (LookupError, SitesError) as exc:
+        raise CommandError(str(exc)) from None
 
 
 def one_site(site: str | SiteConfig | None) -> SiteConfig | None:

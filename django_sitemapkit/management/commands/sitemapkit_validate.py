@@ -15,7 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.boundedhttp import Deadline
-from django_sitemapkit.management.siteoption import add_site_option
+from django_sitemapkit.siteconfig import add_site_option
 from django_sitemapkit.validation.findings import Report
 from django_sitemapkit.validation.live import DEFAULT_DEADLINE
 from django_sitemapkit.validation.report import as_json, as_text
