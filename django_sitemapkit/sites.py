@@ -322,12 +322,14 @@ class _RecordingBuilder(Builder):
         result = super().run(sections, wait=wait)
         manifest = None if self.dry_run else self.publisher.manifest()
         if manifest is not None:
-            every = not sections or result.every_section_because is not None
+            built = set(marks)
+            if sections and result.every_section_because is None:
+                built = {*sections, *result.first_published}
             record_build(
                 f"{self.sitemaps.name}:{'' if self.site is None else self.site.name}",
                 manifest.generation,
                 marks,
-                built=marks if every else [*sections, *result.first_published],
+                built=built,
                 previous=None if previous is None else previous.generation,
             )
         return result
