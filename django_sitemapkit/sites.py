@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error
-from django.db import models, transaction
+from django.db import models
 from django.urls import URLPattern, get_resolver
 from django.utils.module_loading import autodiscover_modules
 
@@ -361,15 +361,8 @@ def registered_sites() -> list[SitemapSite]:
     return list(_registries)
 
 
-def on_model_change(sender: type[models.Model], using: str = "default", **kwargs: Any) -> None:
-    """post_save / post_delete receiver: the sections listing the row are written, once committed.
-
-    Before the commit another request could re-render from the old data and
-    cache it under the new token; on_commit runs at once outside a transaction.
-    """
-    names = [name for registry in list(_registries) for name in sections_of(sender, registry)]
-    if names:
-        transaction.on_commit(lambda: sections_written(names), using=using)
+def registries() -> list[SitemapSite]:
+    return list(_registries)
 
 
 #: The default registry: what ``register()``, ``sitemapkit_build`` and ``django_sitemapkit.urls`` use.

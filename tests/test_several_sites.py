@@ -202,7 +202,7 @@ def test_a_save_has_each_site_serve_the_section_live_until_its_own_build(
     article.updated_at = T0 + datetime.timedelta(days=1)
     with TestCase.captureOnCommitCallbacks(execute=True):
         article.save()
-    folder = two_sites / "sitemaps"
+    folder = two_sites
     page = "/sitemap-articles-2.xml"
     assert b"2026-01-02" in get(client, "shop", page)
     assert b"2026-01-02" not in (folder / "shop" / "current" / page[1:]).read_bytes()
