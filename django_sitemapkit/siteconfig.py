@@ -1,14 +1,5 @@
-"""Several sites from one project: ``SITEMAPKIT["SITES"]``, and the site being rendered.
-
-Each site is one website: a name, its own base URL, the sections it lists
-(every registered section by default) and its own robots.txt::
-
-    SITEMAPKIT = {
-        "SITES": {
-            "shop": {"BASE_URL": "https://shop.example.com", "SECTIONS": ["products", "pages"]},
-            "blog": {"BASE_URL": "https://blog.example.com", "SECTIONS": ["posts", "pages"]},
-        },
-    }
+"""Sites: the hosts of ``SITEMAPKIT["SITES"]``, each with its base URL, the sections it lists
+(every registered one by default) and its robots.txt; and the site being rendered.
 
 Views pick the site whose host is the request's (as ``ALLOWED_HOSTS``
 validated it) and refuse any other host; builds write one set per site.

@@ -1,15 +1,12 @@
 """Registries of sitemap sections (``SitemapSite``), served by their URLs and built, in
-``django.contrib.admin``'s shape; and what a write of a row they list sets off.
+``django.contrib.admin``'s shape.
 
-A registry is a set of sections mounted at one place of the URLconf:
-``sitemapkit.site`` is the default one, ``path("", sitemapkit.site.urls)``
-(or ``include("django_sitemapkit.urls")``) serves it. Each host of
-``SITEMAPKIT["SITES"]`` serves the sections it lists of every registry; a
-second registry is only for a second index under another path of the same
-hosts (docs/sites.md).
-
-Besides sitemapkit's classes, ``django.contrib.sitemaps`` classes and
-instances (``GenericSitemap``) register as they are (compat.py).
+A registry is a set of sections with one index: ``sitemapkit.site`` is the
+default one, which ``path("", sitemapkit.site.urls)`` serves. Each host of
+``SITEMAPKIT["SITES"]`` serves the sections it lists; a second registry is
+only for a second index under another path (docs/sites.md). Besides
+sitemapkit's classes, ``django.contrib.sitemaps`` classes and instances
+(``GenericSitemap``) register as they are (compat.py).
 """
 
 from __future__ import annotations
@@ -61,32 +58,9 @@ class NotRegistered(Exception):
 
 
 def default_section_name(model: type[models.Model]) -> str:
-    """``<app_label>-<model_name>``, lowercased, underscores turned into hyphens.
-
-    ``blog.Article`` becomes ``blog-article``; ``shop_core.ProductVariant``
-    becomes ``shop-core-productvariant``.
-    """
+    """``shop_core.ProductVariant`` is ``shop-core-productvariant``."""
     opts = model._meta
     return f"{opts.app_label}-{opts.model_name}".lower().replace("_", "-")
-
-
-def check_free(
-    registry: Mapping[str, Sitemap], model: type[models.Model], section: str | None
-) -> None:
-    """Raise AlreadyRegistered when ``model`` has section ``section`` (default: its default) already.
-
-    A model may have several sections, under several names; a section of
-    that name listing something else is E007 instead (a check, not an
-    import error).
-    """
-    name = section or default_section_name(model)
-    taken = registry.get(name)
-    if taken is not None and taken.model is model:
-        raise AlreadyRegistered(
-            f"The model {model._meta.label} is already registered as section {name!r}. "
-            f"To list it in a second section as well, give that section another name: "
-            f"register({model.__name__}, section='<another name>')."
-        )
 
 
 class Registration:
@@ -174,7 +148,16 @@ class SitemapSite:
         if model is None and sitemap_class is None and section is None:
             raise TypeError("register() needs a model, a sitemap class or section=.")
         if model is not None and sitemap_class is None:
-            check_free(self._registry, model, section)
+            name = section or default_section_name(model)
+            # A section of that name listing something else is E007 instead
+            # (a check, not an import error).
+            taken = self._registry.get(name)
+            if taken is not None and taken.model is model:
+                raise AlreadyRegistered(
+                    f"The model {model._meta.label} is already registered as section {name!r}. "
+                    "To list it in a second section as well, give that section another name: "
+                    f"register({model.__name__}, section='<another name>')."
+                )
         registration = Registration(self, model, section)
         if sitemap_class is not None:
             registration(sitemap_class)
@@ -369,26 +352,12 @@ def registries() -> list[SitemapSite]:
 site = SitemapSite()
 
 
-def register(
-    model: type[models.Model] | None = None,
-    sitemap_class: Any = None,
-    *,
-    section: str | None = None,
-) -> Registration:
-    """Register on the default registry; see :meth:`SitemapSite.register`."""
-    return site.register(model, sitemap_class, section=section)
-
-
-def register_sitemaps(sitemaps: Mapping[str, Any]) -> None:
-    """Register contrib's ``sitemaps`` dict on the default registry."""
-    site.register_sitemaps(sitemaps)
-
-
-def invalidate(*targets: type[models.Model] | str) -> None:
-    """Tell the default registry of writes it cannot see; see :meth:`SitemapSite.invalidate`."""
-    site.invalidate(*targets)
-
-
+#: Register on the default registry; see :meth:`SitemapSite.register`.
+register = site.register
+#: Register contrib's ``sitemaps`` dict on the default registry.
+register_sitemaps = site.register_sitemaps
+#: Tell the default registry of writes it cannot see; see :meth:`SitemapSite.invalidate`.
+invalidate = site.invalidate
 #: Build the default registry: ``sitemapkit_build`` from Python; see :meth:`SitemapSite.build`.
 build = site.build
 

@@ -177,23 +177,6 @@ def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | No
     return min(stamp, int(now))
 
 
-def _keep_gzip_file_as_is(request: HttpRequest, response: HttpResponse) -> None:
-    """Make sure the bytes of a ``.gz`` file reach the client without a transport coding.
-
-    GZipMiddleware, and compression middleware built like it, compress any
-    response without a Content-Encoding for a request that accepts gzip: a
-    .gz file would then be gzipped twice, and a client that does not undo
-    Content-Encoding (urllib and the crawlers built on it) would receive
-    gzip inside gzip.  ``Content-Encoding: identity`` is not valid in a
-    response (RFC 9110 reserves it for Accept-Encoding), so the request is
-    made to accept nothing but the identity coding: middleware reads the
-    request's headers after the view has returned, wherever it is placed.
-    """
-    request.META["HTTP_ACCEPT_ENCODING"] = "identity"
-    # The same for proxies and CDNs that compress on the fly (RFC 9111 5.2.2.6).
-    patch_cache_control(response, no_transform=True)
-
-
 def _respond(
     request: HttpRequest, served: RenderedFile, gz: bool, *, built: bool = False
 ) -> HttpResponseBase:
@@ -206,40 +189,33 @@ def _respond(
         response["Last-Modified"] = http_date(last_modified)
     _robots_tag(response)
     if gz:
-        # Before the conditional check: a 304 carries Cache-Control too.
-        _keep_gzip_file_as_is(request, response)
-    if not built or _capped(served.last_modified, last_modified):
-        _ignore_if_modified_since(request)
+        # GZipMiddleware (and middleware built like it) would gzip a .gz file
+        # again for a request that accepts gzip, and clients that do not undo
+        # Content-Encoding would get gzip in gzip; "Content-Encoding: identity"
+        # is not valid in a response, so the request is made to accept only
+        # identity: middleware reads it after the view. no-transform tells
+        # proxies and CDNs the same (RFC 9111 5.2.2.6); set before the
+        # conditional check, as a 304 carries Cache-Control too.
+        request.META["HTTP_ACCEPT_ENCODING"] = "identity"
+        patch_cache_control(response, no_transform=True)
+    capped = (
+        served.last_modified is not None
+        and last_modified is not None
+        and (served.last_modified - _EPOCH) // _SECOND > last_modified
+    )
+    if not built or capped:
+        # Only the ETag validates a live file: its Last-Modified (its newest
+        # lastmod) stays put through a deletion, an older-dated row or an edit
+        # of another field; nor does a build's date capped at now name one
+        # version of the bytes. Taken off the request, so that
+        # ConditionalGetMiddleware does not answer 304 from it either.
+        request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
     return (
         get_conditional_response(
             request, etag=served.etag, last_modified=last_modified, response=response
         )
         or response
     )
-
-
-def _capped(value: datetime.datetime | None, stamp: int | None) -> bool:
-    """Whether the Last-Modified sent (``stamp``) is the response's time, ``value`` being later.
-
-    Such a date names no version of the bytes: a build within the same
-    second may replace them under the same header.
-    """
-    return value is not None and stamp is not None and (value - _EPOCH) // _SECOND > stamp
-
-
-def _ignore_if_modified_since(request: HttpRequest) -> None:
-    """Let only the ETag validate this file: never a 304 for bytes the client lacks.
-
-    A published build's Last-Modified moves whenever its bytes change; a
-    live file's is its newest lastmod, which a deletion, a row dated before
-    it or an edit of another field leaves where it was. Its ETag (a hash of
-    the exact bytes) is what validates it; its Last-Modified is sent as
-    information (as is a build's whose date is later than now: see
-    :func:`_capped`). The header is taken off the request, not merely skipped
-    here, so that ConditionalGetMiddleware, which reads the request after
-    the view has returned, does not answer 304 from it either.
-    """
-    request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
 
 
 @nosniff
