@@ -152,7 +152,9 @@ def build_holds_writes(
         # A build no record names: writes count from now on.
         cache.add(key, write_marks(every_section()), None)
         return True
-    return all(found.get(_key("written", name), "") == recorded.get(name, "") for name in sections)
+    # A section the record lacks was registered since the build, which has no file of it.
+    marks = {name: found.get(_key("written", name), "") for name in sections}
+    return all(name in recorded and marks[name] == recorded[name] for name in sections)
 
 
 def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[str]:

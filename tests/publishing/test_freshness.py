@@ -146,6 +146,21 @@ def test_a_build_the_cache_forgot_is_served_and_later_writes_are_seen(
     assert b"2026-01-31" in client.get(ARTICLES).content
 
 
+def test_a_section_registered_since_the_build_is_served_live(
+    built: Path, client: Client, django_assert_num_queries: Any
+) -> None:
+    @sitemapkit.register(section="pages")
+    class PageSitemap(sitemapkit.StaticViewSitemap):
+        url_names = ["home"]
+
+    assert b"sitemap-pages-1.xml" in client.get("/sitemap.xml").content
+    assert client.get("/sitemap-pages-1.xml").status_code == 200
+    with django_assert_num_queries(0):
+        client.get("/sitemap-testapp-tag-1.xml")
+    sitemapkit.build()
+    assert_build_served(client, built, django_assert_num_queries)
+
+
 def test_list_sections_are_never_stale(sitemaps: Any, settings: Any, tmp_path: Path) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
 
