@@ -17,11 +17,12 @@ from importlib.metadata import PackageNotFoundError, version
 from django_sitemapkit.building.result import BuildError, BuildResult
 from django_sitemapkit.conf import BaseUrlError
 from django_sitemapkit.publishing.base import BuildLocked, PublishError
-from django_sitemapkit.registration import AlreadyRegistered, NotRegistered
 from django_sitemapkit.serving.robots import robots_txt
 from django_sitemapkit.siteconfig import SiteConfig, current_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 from django_sitemapkit.sites import (
+    AlreadyRegistered,
+    NotRegistered,
     SitemapSite,
     autodiscover,
     build,

@@ -1,13 +1,19 @@
-"""The admin's read-only sitemap status page: what ``sitemapkit_status`` prints, per site.
+"""What is published and whether it is current: ``sitemapkit_status`` and the admin's page.
 
-It hangs on a proxy model (``SitemapStatus``) so that it appears in the admin
-index, under the app, for staff with its "view" permission; nothing can be
-added, changed or deleted, and its only URL is the changelist's, which shows
-the status instead of rows.
+Whether the data is newer than the build is found by scanning each model
+section's pages (one aggregate query a section), as the views never do: they
+go by the writes the app saw (serving/cache.py), which these pages report too.
+
+The admin page hangs on a proxy model (``SitemapStatus``) so that it appears
+in the admin index, under the app, for staff with its "view" permission;
+nothing can be added, changed or deleted, and its only URL is the
+changelist's, which shows the status instead of rows.
 """
 
 from __future__ import annotations
 
+import datetime
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
@@ -16,12 +22,178 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
+from django_sitemapkit.engine import rows
+from django_sitemapkit.engine.rendering import (
+    Sections,
+    SiteSections,
+    make_context,
+    site_time_zone,
+)
+from django_sitemapkit.engine.routes import route_report
+from django_sitemapkit.engine.sections import pages_listing
+from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.models import SitemapStatus
-from django_sitemapkit.siteconfig import selected_sites
+from django_sitemapkit.publishing.base import PublishError
+from django_sitemapkit.publishing.manifest import Manifest, page_fingerprint
+from django_sitemapkit.publishing.selection import get_publisher
+from django_sitemapkit.reversing import rendering_language
+from django_sitemapkit.serving.cache import build_holds_writes
+from django_sitemapkit.siteconfig import SiteConfig, rendering_site, selected_sites
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 from django_sitemapkit.sites import site
-from django_sitemapkit.status import site_status
 
 TEMPLATE = "admin/django_sitemapkit/status.html"
+
+
+@dataclass
+class SectionStatus:
+    section: str
+    published: bool
+    urls: int = 0
+    files: int = 0
+    newest_lastmod: str | None = None
+    skipped: int = 0
+    stale: bool = False
+    # Why the section is stale, in a few words, or "".
+    reason: str = ""
+    # A model section's URLs: a URL pattern filled from columns (the fast
+    # path) or location() per row, and why (see engine/routes.py).
+    fast_path: bool | None = None
+    urls_from: str = ""
+
+
+@dataclass
+class SiteStatus:
+    site: str | None
+    published: bool
+    generation: str | None = None
+    built_at: str | None = None
+    seconds: float | None = None
+    sections: list[SectionStatus] = field(default_factory=list)
+
+    @property
+    def stale(self) -> bool:
+        return any(section.stale for section in self.sections)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "stale": self.stale}
+
+
+def site_status(registry: Sections, site: SiteConfig | None = None) -> SiteStatus:
+    """The published build of ``site`` (None: the only one) section by section (queries)."""
+    if site is not None:
+        registry = SiteSections(registry, site)
+    try:
+        manifest = get_publisher(site, registry.name).manifest()
+    except PublishError:
+        manifest = None
+    name = None if site is None else site.name
+    if manifest is None:
+        return SiteStatus(
+            name,
+            published=False,
+            sections=[
+                SectionStatus(s, False, stale=True, reason="never built")
+                for s in registry.sections()
+            ],
+        )
+    built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
+    status = SiteStatus(name, True, manifest.generation, built_at, manifest.seconds)
+    folder = f"{registry.name}:{name or ''}"
+    with rendering_site(site):
+        for sitemap in registry:
+            section = _section_status(sitemap.name, manifest)
+            section.reason = _stale_because(sitemap, manifest, registry.name)
+            if not section.reason and not build_holds_writes(
+                folder, manifest.generation, [sitemap.name], registry.sections
+            ):
+                section.reason = "saved since the build: served live"
+            section.stale = bool(section.reason)
+            report = route_report(sitemap)
+            if report is not None:
+                section.fast_path, section.urls_from = report
+            status.sections.append(section)
+    return status
+
+
+def _section_status(name: str, manifest: Manifest) -> SectionStatus:
+    records = [record for record in manifest.pages if record.section == name]
+    lastmods = [r.lastmod_value() for r in records if r.lastmod is not None]
+    newest = max((value for value in lastmods if value is not None), default=None)
+    return SectionStatus(
+        name,
+        published=bool(records),
+        urls=sum(r.urls for r in records),
+        files=len(records),
+        newest_lastmod=None if newest is None else to_seconds(newest),
+        skipped=sum(r.skipped for r in records),
+    )
+
+
+def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
+    """Why ``sitemap``'s live pages differ from what ``manifest`` published of it, or "".
+
+    A row added by ``bulk_create`` changes a count; an edit moves a lastmod. A
+    model section without a lastmod field is compared by row counts only,
+    and a list section's items are the project's code, published as they were.
+    """
+    if not isinstance(sitemap, ModelSitemap):
+        return ""
+    name = sitemap.name
+    published = {r.number: r.fingerprint for r in manifest.pages if r.section == name}
+    tz = site_time_zone()
+    live = {s.number: page_fingerprint(s, tz) for s in rows.keyset_pages(sitemap).summaries()}
+    by_count = sitemap.get_lastmod_field() is None
+    was = sum(_count(f) for f in published.values())
+    now = sum(_count(f) for f in live.values())
+    missing = set(live) - set(published)
+    if missing:
+        # A build leaves out (and the index does not name) a page whose every
+        # row is skipped: probed as the live index probes it.
+        with rendering_language(), one_render():
+            context = make_context(manifest.base_url, namespace)
+            unpublished = pages_listing(sitemap, context, sorted(missing))
+        if unpublished:
+            return f"{len(unpublished)} pages not published"
+    if set(published) - set(live):
+        return f"{len(set(published) - set(live))} pages now empty"
+    for number, fingerprint in sorted(live.items()):
+        before = published.get(number)
+        if before is None:
+            continue  # split off while rendering, or every row skipped
+        if (_count(before) != _count(fingerprint)) if by_count else (before != fingerprint):
+            return f"page {number} changed ({now - was:+,} rows in all)"
+    return ""
+
+
+def _count(fingerprint: str | None) -> int:
+    text = (fingerprint or "").partition("|")[0]
+    return int(text) if text.isdigit() else 0
+
+
+def to_seconds(value: datetime.datetime) -> str:
+    """``value`` in ISO 8601 to the second, as sitemaps write lastmods: no microseconds."""
+    return value.replace(microsecond=0).isoformat()
+
+
+def status_lines(status: SiteStatus) -> list[str]:
+    """``status`` as the command prints it: a line for the build, then one per section."""
+    where = "" if status.site is None else f"Site {status.site!r}: "
+    if not status.published:
+        return [f"{where}no published build: run sitemapkit_build."]
+    took = "" if status.seconds is None else f" in {status.seconds:.2f} s"
+    state = "STALE" if status.stale else "current"
+    lines = [f"{where}build {status.generation} of {status.built_at}{took}: {state}."]
+    for s in status.sections:
+        state = f"STALE ({s.reason})" if s.stale else "current"
+        lines.append(
+            f"  {s.section}: {s.urls:,} URLs in {s.files} files, {s.skipped:,} skipped, "
+            f"newest lastmod {s.newest_lastmod or 'none'}; {state}"
+        )
+        if s.urls_from:
+            lines.append(f"    URLs: {s.urls_from}")
+    return lines
+
 
 if TYPE_CHECKING:
     StatusAdminBase = admin.ModelAdmin[SitemapStatus]

@@ -1,13 +1,46 @@
+"""The app: its system checks, and what a committed write of a row that sections list sets off.
+
+A save or delete through the ORM marks the sections listing the row written
+(serving/cache.py), once committed. Under ``REBUILD_AFTER_COMMIT`` it also
+enqueues a background rebuild of the default registry's sections: at most one
+per section per ``REBUILD_DEBOUNCE`` seconds, decided on the shared cache (the
+first commit of a window adds the section's key, which ``cache.add`` does
+atomically on every shared backend, and enqueues the ``rebuild_sitemaps``
+task to run when the window closes, so that the rebuild reads every write of
+the window). A backend that cannot defer a task (Django's ``ImmediateBackend``)
+runs the rebuild at once instead, and the writes of the rest of that window
+wait for the next rebuild; check W007 (``check --deploy``) says so. Under
+``SITEMAPKIT["SITES"]``, a section is rebuilt in every site that lists it.
+"""
+
 from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Sequence
+from contextvars import ContextVar
+from datetime import timedelta
+from typing import Any
 
 from django.apps import AppConfig
 from django.core import checks
+from django.core.cache import caches
+from django.core.checks import CheckMessage, Error, Warning
+from django.db import models, transaction
 from django.db.models.signals import post_delete, post_save
+from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from django_sitemapkit import checks as sitemap_checks
-from django_sitemapkit import rebuilds, stalechecks
-from django_sitemapkit.modelchanges import on_model_change
-from django_sitemapkit.sites import autodiscover
+from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
+from django_sitemapkit.serving.cache import (
+    check_cache_across_processes,
+    sections_of,
+    sections_written,
+)
+from django_sitemapkit.siteconfig import SitesError, configured_sites
+from django_sitemapkit.sites import autodiscover, registries
+from django_sitemapkit.sites import site as default_site
 
 
 class SimpleSitemapkitConfig(AppConfig):
@@ -21,15 +54,12 @@ class SimpleSitemapkitConfig(AppConfig):
         checks.register(sitemap_checks.check_settings, "sitemapkit")
         checks.register(sitemap_checks.check_sites, "sitemapkit")
         checks.register(sitemap_checks.check_index_directory, "sitemapkit", checks.Tags.urls)
-        checks.register(stalechecks.check_stale_build, "sitemapkit")
-        checks.register(stalechecks.check_cache_across_processes, "sitemapkit", deploy=True)
+        checks.register(check_cache_across_processes, "sitemapkit", deploy=True)
         checks.register(sitemap_checks.check_url_routes, "sitemapkit", deploy=True)
+        checks.register(check_rebuilds, "sitemapkit")
+        checks.register(check_immediate_backend, "sitemapkit", deploy=True)
         post_save.connect(on_model_change, dispatch_uid="sitemapkit-post-save")
         post_delete.connect(on_model_change, dispatch_uid="sitemapkit-post-delete")
-        checks.register(rebuilds.check_rebuilds, "sitemapkit")
-        checks.register(rebuilds.check_immediate_backend, "sitemapkit", deploy=True)
-        post_save.connect(rebuilds.on_model_change, dispatch_uid="sitemapkit-rebuild-save")
-        post_delete.connect(rebuilds.on_model_change, dispatch_uid="sitemapkit-rebuild-delete")
 
 
 class SitemapkitConfig(SimpleSitemapkitConfig):
@@ -40,3 +70,153 @@ class SitemapkitConfig(SimpleSitemapkitConfig):
     def ready(self) -> None:
         super().ready()
         autodiscover()
+
+
+def on_model_change(sender: type[models.Model], using: str = "default", **kwargs: Any) -> None:
+    """post_save / post_delete receiver: the sections listing the row are written, once committed.
+
+    Before the commit another request could re-render from the old data and
+    cache it under the new token; on_commit runs at once outside a transaction.
+    """
+    names = [name for registry in registries() for name in sections_of(sender, registry)]
+    if names:
+        transaction.on_commit(lambda: sections_written(names), using=using)
+    if get_settings().REBUILD_AFTER_COMMIT and not _enqueuing.get():
+        rebuilt = sections_of(sender, default_site)
+        if rebuilt:
+            transaction.on_commit(lambda: enqueue_rebuilds(rebuilt), using=using)
+
+
+logger = logging.getLogger("django_sitemapkit.rebuilds")
+
+# Imported by name when first needed, so the package imports without a tasks framework.
+TASK_PATH = "django_sitemapkit.tasks.rebuild_sitemaps"
+
+# True while this process enqueues a rebuild: a backend that runs the task at
+# once (ImmediateBackend) must not enqueue another from the build's own writes.
+_enqueuing: ContextVar[bool] = ContextVar("sitemapkit_enqueuing", default=False)
+
+
+def tasks_framework() -> str | None:
+    """The importable tasks framework, ``django.tasks`` or ``django_tasks``; None without one."""
+    for name in ("django.tasks", "django_tasks"):
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return name
+        except ModuleNotFoundError:  # "django_tasks" when no parent package exists
+            continue
+    return None
+
+
+def enqueue_rebuilds(sections: Sequence[str]) -> None:
+    """Enqueue a rebuild of ``sections`` in each site listing them, unless one is pending.
+
+    Never raises: a failure is logged and the section's window reopened, so the
+    next commit tries again; the write that led here is committed already.
+    """
+    for site_name, names in _by_site(sections):
+        won = [name for name in names if _open_window(site_name, name)]
+        if won:
+            try:
+                _enqueue(won, site_name)
+            except Exception:
+                logger.exception("Could not enqueue the sitemap rebuild of %s.", ", ".join(won))
+                caches[get_settings().CACHE_ALIAS].delete_many(
+                    [_window_key(site_name, name) for name in won]
+                )
+
+
+def _by_site(sections: Sequence[str]) -> list[tuple[str | None, list[str]]]:
+    try:
+        sites = configured_sites()
+    except SitesError:  # reported by system check E020
+        return []
+    if not sites:
+        return [(None, list(sections))]
+    by_site = [(s.name, [name for name in sections if s.lists(name)]) for s in sites]
+    return [(name, names) for name, names in by_site if names]
+
+
+def _window_key(site_name: str | None, section: str) -> str:
+    return f"{CACHE_KEY_PREFIX}:rebuild:{site_name or ''}:{section}"
+
+
+def _open_window(site_name: str | None, section: str) -> bool:
+    """Whether this commit opens the section's window (and so enqueues its rebuild)."""
+    conf = get_settings()
+    timeout = max(1, int(conf.REBUILD_DEBOUNCE))
+    return bool(caches[conf.CACHE_ALIAS].add(_window_key(site_name, section), 1, timeout))
+
+
+def rebuild_task() -> Any:
+    """The ``rebuild_sitemaps`` task, its module imported now: the tasks framework is optional."""
+    return import_string(TASK_PATH)
+
+
+def _enqueue(sections: list[str], site_name: str | None) -> None:
+    task = rebuild_task()
+    if task.get_backend().supports_defer:
+        delay = timedelta(seconds=max(1, int(get_settings().REBUILD_DEBOUNCE)))
+        task = task.using(run_after=timezone.now() + delay)
+    token = _enqueuing.set(True)
+    try:
+        task.enqueue(sections=sections, site=site_name)
+    finally:
+        _enqueuing.reset(token)
+
+
+def check_rebuilds(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """E023: REBUILD_AFTER_COMMIT is on but no tasks framework or backend can take the task."""
+    if not get_settings().REBUILD_AFTER_COMMIT:
+        return []
+    if tasks_framework() is None:
+        return [
+            Error(
+                "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on, but no tasks framework is installed: "
+                "Django 5.2 has no django.tasks.",
+                hint="pip install django-tasks (the backport; the 'tasks' extra of "
+                "django-sitemapkit), or turn REBUILD_AFTER_COMMIT off.",
+                id="sitemapkit.E023",
+            )
+        ]
+    try:
+        rebuild_task().get_backend()
+    except Exception as exc:
+        return [
+            Error(
+                "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on, but the tasks backend cannot take "
+                f"the rebuild task: {exc}",
+                hint="Configure settings.TASKS with a backend (and run its worker), "
+                "or turn REBUILD_AFTER_COMMIT off.",
+                id="sitemapkit.E023",
+            )
+        ]
+    return []
+
+
+def check_immediate_backend(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """W007 (``check --deploy``): rebuilds on ImmediateBackend run inside the saving request."""
+    framework = tasks_framework()
+    if not get_settings().REBUILD_AFTER_COMMIT or framework is None:
+        return []
+    try:
+        backend = rebuild_task().get_backend()
+    except Exception:  # E023 says why
+        return []
+    if not isinstance(backend, import_string(f"{framework}.backends.immediate.ImmediateBackend")):
+        return []
+    return [
+        Warning(
+            "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on with the tasks framework's "
+            "ImmediateBackend (Django's default TASKS): each rebuild runs inside the request "
+            "or command whose commit enqueued it, which waits for the whole build.",
+            hint="Configure settings.TASKS with a backend that runs tasks in a worker "
+            "(django-tasks-db's DatabaseBackend and its db_worker, for one); or turn "
+            "REBUILD_AFTER_COMMIT off and run sitemapkit_build from a scheduled job.",
+            id="sitemapkit.W007",
+        )
+    ]

@@ -29,9 +29,9 @@ from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirecto
 from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.notifying.indexnow import config_problems
 from django_sitemapkit.publishing.selection import folder_problem
-from django_sitemapkit.registered import registered_sites
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
 from django_sitemapkit.sitemapchecks import describe
+from django_sitemapkit.sites import registered_sites
 
 
 def check_settings(

@@ -65,9 +65,6 @@ DEFAULTS: dict[str, Any] = {
     # Several sites from one project: name -> {"BASE_URL", "SECTIONS",
     # "ROBOTS_TXT_PATH", "SITE_ID"} (see siteconfig.py); None for one site.
     "SITES": None,
-    # What the views do with a published build older than the data: "render"
-    # live, or "serve" it with a logged warning.
-    "STALE_BUILD": "render",
     # Reference the XSL stylesheet (a table for people) from every file.
     "STYLESHEET": True,
     # IndexNow after builds: {"KEY": ..., "ENDPOINT": ...}; None: off.
@@ -96,7 +93,6 @@ class SitemapkitSettings:
     INDEX_LINKS_GZIP: bool
     SERVE_BUILT_FILES: bool
     SITES: dict[str, Any] | None
-    STALE_BUILD: str
     STYLESHEET: bool
     INDEXNOW: dict[str, Any] | None
     REBUILD_AFTER_COMMIT: bool

@@ -1,14 +1,5 @@
-"""Several sites from one project: ``SITEMAPKIT["SITES"]``, and the site being rendered.
-
-Each site is one website: a name, its own base URL, the sections it lists
-(every registered section by default) and its own robots.txt::
-
-    SITEMAPKIT = {
-        "SITES": {
-            "shop": {"BASE_URL": "https://shop.example.com", "SECTIONS": ["products", "pages"]},
-            "blog": {"BASE_URL": "https://blog.example.com", "SECTIONS": ["posts", "pages"]},
-        },
-    }
+"""Sites: the hosts of ``SITEMAPKIT["SITES"]``, each with its base URL, the sections it lists
+(every registered one by default) and its robots.txt; and the site being rendered.
 
 Views pick the site whose host is the request's (as ``ALLOWED_HOSTS``
 validated it) and refuse any other host; builds write one set per site.
@@ -26,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import CommandError, CommandParser
 
 from django_sitemapkit.conf import BaseUrlError, clean_base_url, user_settings
 
@@ -144,6 +136,19 @@ def selected_sites(names: Sequence[str] | None) -> list[SiteConfig | None]:
     if not sites:
         raise LookupError(f"--site {names[0]} needs SITEMAPKIT['SITES'], which is not set.")
     return [site_named(name) for name in dict.fromkeys(names)]
+
+
+def add_site_option(parser: CommandParser, help_text: str) -> None:
+    """``--site NAME`` (repeatable), into ``options["sites"]``, as every command takes it."""
+    parser.add_argument("--site", action="append", dest="sites", metavar="NAME", help=help_text)
+
+
+def chosen_sites(names: Sequence[str] | None) -> list[SiteConfig | None]:
+    """:func:`selected_sites` for a command: a CommandError saying what is wrong."""
+    try:
+        return selected_sites(names)
+    except (LookupError, SitesError) as exc:
+        raise CommandError(str(exc)) from None
 
 
 def one_site(site: str | SiteConfig | None) -> SiteConfig | None:

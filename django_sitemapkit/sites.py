@@ -1,55 +1,133 @@
-"""Sitemap sites: sections registered on a site, served by the site's URLs (``django.contrib.admin``'s shape).
+"""Registries of sitemap sections (``SitemapSite``), served by their URLs and built, in
+``django.contrib.admin``'s shape.
 
-``site`` is the default; ``path("", site.urls)`` (or
-``include("django_sitemapkit.urls")``) serves it. A project can make more
-sites, each with its own name (its URL namespace) and sections.
+A registry is a set of sections with one index: ``sitemapkit.site`` is the
+default one, which ``path("", sitemapkit.site.urls)`` serves. Each host of
+``SITEMAPKIT["SITES"]`` serves the sections it lists; a second registry is
+only for a second index under another path (docs/sites.md). Besides
+sitemapkit's classes, ``django.contrib.sitemaps`` classes and instances
+(``GenericSitemap``) register as they are (compat.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error
 from django.db import models
-from django.urls import URLPattern
+from django.urls import URLPattern, get_resolver
 from django.utils.module_loading import autodiscover_modules
 
-from django_sitemapkit import changelog
 from django_sitemapkit.building.builder import Builder
-from django_sitemapkit.building.result import BuildResult, Progress
+from django_sitemapkit.building.result import BuildResult
+from django_sitemapkit.compat import is_contrib_sitemap, section_class
 from django_sitemapkit.engine.rendering import URL_NAMESPACE
 from django_sitemapkit.publishing.base import Publisher
-from django_sitemapkit.registration import NotRegistered, Registration, check_free
-from django_sitemapkit.serving import routes
-from django_sitemapkit.serving.cache import invalidate_sections
-from django_sitemapkit.serving.invalidation import target_sections
+from django_sitemapkit.serving.cache import (
+    drop_cached_files,
+    record_build,
+    sections_of,
+    sections_written,
+    write_marks,
+)
+from django_sitemapkit.serving.views import url_patterns
 from django_sitemapkit.siteconfig import SiteConfig
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
-# Every site made, for what concerns them all: model signals and system checks.
-_sites: weakref.WeakSet[SitemapSite] = weakref.WeakSet()
+# Every registry made, for what concerns them all: model signals and system checks.
+_registries: weakref.WeakSet[SitemapSite] = weakref.WeakSet()
+
+SitemapClass = TypeVar("SitemapClass")
+
+REGISTERABLE = (
+    "a django_sitemapkit Sitemap subclass (Sitemap, ModelSitemap, StaticViewSitemap) or "
+    "a django.contrib.sitemaps Sitemap subclass or instance (GenericSitemap(...) included)"
+)
+
+
+class AlreadyRegistered(Exception):
+    """The model or section is registered already."""
+
+
+class NotRegistered(Exception):
+    """The model or section is not registered."""
+
+
+def default_section_name(model: type[models.Model]) -> str:
+    """``shop_core.ProductVariant`` is ``shop-core-productvariant``."""
+    opts = model._meta
+    return f"{opts.app_label}-{opts.model_name}".lower().replace("_", "-")
+
+
+class Registration:
+    """What ``register()`` returns: a decorator that (re)places the section's class."""
+
+    def __init__(
+        self, registry: SitemapSite, model: type[models.Model] | None, section: str | None
+    ) -> None:
+        self.registry = registry
+        self.model = model
+        self.section = section
+        self._installed_default: str | None = None
+
+    def install(self, sitemap_class: type[Sitemap], *, is_default: bool = False) -> str:
+        model = self.model if self.model is not None else sitemap_class.model
+        if model is None and issubclass(sitemap_class, ModelSitemap):
+            # A contrib-style items() names the model: its QuerySet's.
+            model = sitemap_class().get_queryset().model
+        name = self.section or sitemap_class.section
+        if name is None:
+            if model is None:
+                raise TypeError(
+                    f"{sitemap_class.__qualname__} has no model: register it with section=."
+                )
+            name = default_section_name(model)
+        attrs: dict[str, Any] = {"section": name}
+        if model is not None:
+            attrs["model"] = model
+        # A subclass per registration keeps class attributes of the user's
+        # class untouched, so one class can serve several sections.
+        bound_class = type(sitemap_class.__name__, (sitemap_class,), attrs)
+        bound_class.__module__ = sitemap_class.__module__
+        bound_class.__qualname__ = sitemap_class.__qualname__
+        self.registry.add(name, bound_class(), replacing=self._installed_default)
+        self._installed_default = name if is_default else None
+        return name
+
+    def __call__(self, sitemap_class: SitemapClass) -> SitemapClass:
+        if is_contrib_sitemap(sitemap_class):
+            if self.section is None:
+                raise TypeError(
+                    f"{sitemap_class!r} is a django.contrib.sitemaps sitemap: register it "
+                    "with section='name' (the key of contrib's sitemaps dict)."
+                )
+            self.install(section_class(sitemap_class))  # type: ignore[arg-type]
+        elif isinstance(sitemap_class, type) and issubclass(sitemap_class, Sitemap):
+            self.install(sitemap_class)
+        else:
+            raise TypeError(f"register() takes {REGISTERABLE}; got {sitemap_class!r}.")
+        return sitemap_class
 
 
 class SitemapSite:
-    """A set of sitemap sections, and the URLs, builds and checks that serve them."""
+    """A registry: sitemap sections, and the URLs, builds and checks that serve them."""
 
     def __init__(self, name: str = URL_NAMESPACE) -> None:
-        #: The URL namespace of the site's views.
+        #: The URL namespace of the registry's views, and its build folder's name.
         self.name = name
         self._registry: dict[str, Sitemap] = {}
         # Names that two registrations asked for: reported by system check
         # E007 rather than raised at import time, so `manage.py check` can
         # explain the clash instead of the project failing to start.
         self.duplicate_sections: list[tuple[str, str]] = []
-        _sites.add(self)
+        _registries.add(self)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}: {', '.join(self._registry) or 'empty'}>"
-
-    # -- registration -------------------------------------------------------
 
     def register(
         self,
@@ -70,7 +148,16 @@ class SitemapSite:
         if model is None and sitemap_class is None and section is None:
             raise TypeError("register() needs a model, a sitemap class or section=.")
         if model is not None and sitemap_class is None:
-            check_free(self._registry, model, section)
+            name = section or default_section_name(model)
+            # A section of that name listing something else is E007 instead
+            # (a check, not an import error).
+            taken = self._registry.get(name)
+            if taken is not None and taken.model is model:
+                raise AlreadyRegistered(
+                    f"The model {model._meta.label} is already registered as section {name!r}. "
+                    "To list it in a second section as well, give that section another name: "
+                    f"register({model.__name__}, section='<another name>')."
+                )
         registration = Registration(self, model, section)
         if sitemap_class is not None:
             registration(sitemap_class)
@@ -99,9 +186,7 @@ class SitemapSite:
             del self._registry[name]
 
     def is_registered(self, model_or_section: type[models.Model] | str) -> bool:
-        return self._find(model_or_section) is not None
-
-    # -- lookup -------------------------------------------------------------
+        return any(model_or_section in (n, s.model) for n, s in self._registry.items())
 
     def get(self, section: str) -> Sitemap | None:
         return self._registry.get(section)
@@ -119,7 +204,7 @@ class SitemapSite:
         return len(self._registry)
 
     def __bool__(self) -> bool:
-        # Without this an empty site is falsy, and Django's
+        # Without this an empty registry is falsy, and Django's
         # autodiscover_modules(register_to=...) then skips the snapshot it
         # restores when an app's sitemaps.py raises: the user would see an
         # UnboundLocalError instead of their own exception.
@@ -128,59 +213,48 @@ class SitemapSite:
     def sections(self) -> list[str]:
         return list(self._registry)
 
-    # -- serving ------------------------------------------------------------
+    def add(self, name: str, sitemap: Sitemap, *, replacing: str | None = None) -> None:
+        """Add ``sitemap`` as section ``name`` (in place of section ``replacing``)."""
+        if replacing is not None:
+            self._registry.pop(replacing, None)
+        if name in self._registry:
+            self.duplicate_sections.append((name, type(sitemap).__qualname__))
+            return
+        self._registry[name] = sitemap
 
     def get_urls(self) -> list[URLPattern]:
         """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml`` and their ``.gz``."""
-        return routes.patterns(self)
+        return url_patterns(self)
 
     @property
     def urls(self) -> tuple[list[URLPattern], str, str]:
         """For ``path("", site.urls)``: the patterns, app name and namespace."""
         return self.get_urls(), URL_NAMESPACE, self.name
 
-    def invalidate(
-        self, *targets: type[models.Model] | str, pks: Iterable[object] | None = None
-    ) -> None:
-        """Drop the cached files of the given models' or sections' names; all when none are given.
+    def invalidate(self, *targets: type[models.Model] | str) -> None:
+        """Tell of writes the app cannot see: of the given models or sections; of all for none.
 
         Call it after writes that send no signals (``QuerySet.update()``,
-        ``bulk_create()``, raw SQL). Under ``CHANGE_LOG`` it also tells the
-        next build: the rows ``pks`` changed, or (without ``pks``) anything
-        in those sections may have, which has the build scan them.
+        ``bulk_create()``, raw SQL): the sections' cached files go, and until
+        the next build the views render them live instead of serving the
+        published build.
         """
-        names = target_sections(self, targets)
-        invalidate_sections(names)
-        changelog.note(self.name, names, pks, using=changelog.log_database())
+        if not targets:
+            sections_written(self.sections())
+        for target in targets:
+            sections_written([target] if isinstance(target, str) else sections_of(target, self))
 
     def pages_changed(self, section: str) -> None:
-        # The index lists the section's pages: its cached copy must go.
-        invalidate_sections([section])
+        # A render moved the section's pages: the cached index lists the old ones.
+        drop_cached_files([section])
 
-    # -- building -----------------------------------------------------------
+    def builder(self, *, site: str | SiteConfig | None = None, **options: Any) -> Builder:
+        """A build of the sections (of one site's, into its folder, under ``SITEMAPKIT["SITES"]``).
 
-    def builder(
-        self,
-        *,
-        publisher: Publisher | None = None,
-        full: bool = False,
-        rerender: bool = False,
-        dry_run: bool = False,
-        progress: Progress | None = None,
-        site: str | SiteConfig | None = None,
-        scan: bool = False,
-    ) -> Builder:
-        """A build of the sections; of one site's, into its folder, under ``SITEMAPKIT["SITES"]``."""
-        return Builder(
-            publisher=publisher,
-            sitemaps=self,
-            full=full,
-            rerender=rerender,
-            dry_run=dry_run,
-            progress=progress,
-            site=site,
-            scan=scan,
-        )
+        ``options`` are :meth:`build`'s, and ``progress``: called with (pages
+        done, pages in all) as each page is done.
+        """
+        return _RecordingBuilder(sitemaps=self, site=site, **options)
 
     def build(
         self,
@@ -192,7 +266,6 @@ class SitemapSite:
         dry_run: bool = False,
         wait: float = 0,
         site: str | SiteConfig | None = None,
-        scan: bool = False,
     ) -> BuildResult:
         """Render every file into the storage and publish them at once: ``sitemapkit_build``.
 
@@ -202,19 +275,12 @@ class SitemapSite:
         Raises BuildError, BuildLocked or PublishError; nothing is published then.
         """
         builder = self.builder(
-            publisher=publisher,
-            full=full,
-            rerender=rerender,
-            dry_run=dry_run,
-            site=site,
-            scan=scan,
+            publisher=publisher, full=full, rerender=rerender, dry_run=dry_run, site=site
         )
         return builder.run(list(sections) if sections else None, wait=wait)
 
-    # -- checks -------------------------------------------------------------
-
     def check(self, app_configs: Sequence[AppConfig] | None = None) -> list[CheckMessage]:
-        """The system check messages of the site and of its sections in ``app_configs``."""
+        """The system check messages of the registry and of its sections in ``app_configs``."""
         errors: list[CheckMessage] = [
             Error(
                 f"Two sitemaps are registered as section {name!r}; {class_name} was ignored.",
@@ -228,24 +294,28 @@ class SitemapSite:
                 errors.extend(sitemap.check())
         return errors
 
-    # -- internals ----------------------------------------------------------
 
-    def _find(self, model_or_section: type[models.Model] | str) -> str | None:
-        if isinstance(model_or_section, str):
-            return model_or_section if model_or_section in self._registry else None
-        for name, sitemap in self._registry.items():
-            if sitemap.model is model_or_section:
-                return name
-        return None
+class _RecordingBuilder(Builder):
+    """A build that records which writes its files hold, for the views (serving/cache.py)."""
 
-    def add(self, name: str, sitemap: Sitemap, *, replacing: str | None = None) -> None:
-        """Add ``sitemap`` as section ``name`` (in place of section ``replacing``)."""
-        if replacing is not None:
-            self._registry.pop(replacing, None)
-        if name in self._registry:
-            self.duplicate_sections.append((name, type(sitemap).__qualname__))
-            return
-        self._registry[name] = sitemap
+    def run(self, sections: list[str] | None = None, *, wait: float = 0) -> BuildResult:
+        previous = self.publisher.manifest()
+        # Read before the build reads any row: a write after this is not in its files.
+        marks = write_marks(self.sitemaps.sections())
+        result = super().run(sections, wait=wait)
+        manifest = None if self.dry_run else self.publisher.manifest()
+        if manifest is not None:
+            built = set(marks)
+            if sections and result.every_section_because is None:
+                built = {*sections, *result.first_published}
+            record_build(
+                f"{self.sitemaps.name}:{'' if self.site is None else self.site.name}",
+                manifest.generation,
+                marks,
+                built=built,
+                previous=None if previous is None else previous.generation,
+            )
+        return result
 
 
 def _describe(model_or_section: type[models.Model] | str) -> str:
@@ -261,35 +331,34 @@ def _app_config(sitemap: Sitemap) -> AppConfig | None:
     return apps.get_containing_app_config(type(sitemap).__module__)
 
 
-def all_sites() -> list[SitemapSite]:
-    return list(_sites)
+def registered_sites() -> list[SitemapSite]:
+    """Every registry, after the URLconf has registered what it registers.
+
+    ``docs/migrating.md`` registers contrib's ``sitemaps`` dict in
+    ``urls.py``, which Django imports on the first request or ``reverse()``:
+    a system check could run before that and see no section.
+    """
+    # A broken or missing URLconf is for Django's own URL checks to report.
+    with contextlib.suppress(Exception):
+        get_resolver().url_patterns  # noqa: B018 -- imports ROOT_URLCONF
+    return list(_registries)
 
 
-#: The default site: what ``register()``, ``sitemapkit_build`` and ``django_sitemapkit.urls`` use.
+def registries() -> list[SitemapSite]:
+    return list(_registries)
+
+
+#: The default registry: what ``register()``, ``sitemapkit_build`` and ``django_sitemapkit.urls`` use.
 site = SitemapSite()
 
 
-def register(
-    model: type[models.Model] | None = None,
-    sitemap_class: Any = None,
-    *,
-    section: str | None = None,
-) -> Registration:
-    """Register on the default site; see :meth:`SitemapSite.register`."""
-    return site.register(model, sitemap_class, section=section)
-
-
-def register_sitemaps(sitemaps: Mapping[str, Any]) -> None:
-    """Register contrib's ``sitemaps`` dict on the default site; see :meth:`SitemapSite.register_sitemaps`."""
-    site.register_sitemaps(sitemaps)
-
-
-def invalidate(*targets: type[models.Model] | str, pks: Iterable[object] | None = None) -> None:
-    """Drop cached files of the default site; see :meth:`SitemapSite.invalidate`."""
-    site.invalidate(*targets, pks=pks)
-
-
-#: Build the default site: ``sitemapkit_build`` from Python; see :meth:`SitemapSite.build`.
+#: Register on the default registry; see :meth:`SitemapSite.register`.
+register = site.register
+#: Register contrib's ``sitemaps`` dict on the default registry.
+register_sitemaps = site.register_sitemaps
+#: Tell the default registry of writes it cannot see; see :meth:`SitemapSite.invalidate`.
+invalidate = site.invalidate
+#: Build the default registry: ``sitemapkit_build`` from Python; see :meth:`SitemapSite.build`.
 build = site.build
 
 

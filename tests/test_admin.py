@@ -12,7 +12,6 @@ from django.test import Client
 from lxml import html
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.publishing import freshness
 from tests.building.builds import T0, build
 from tests.testapp.models import Article, Tag
 
@@ -34,7 +33,6 @@ def built(sitemaps: Any, settings: Any, tmp_path: Path) -> Path:
     Tag.objects.create(slug="t")
     build()
     Article.objects.bulk_create(Article(slug=f"new{i}", updated_at=T0) for i in range(3))
-    freshness._local.clear()
     return tmp_path
 
 

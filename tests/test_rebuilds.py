@@ -26,11 +26,11 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit import rebuilds
+from django_sitemapkit import apps as app
 from tests.testapp.models import Article, Tag
 from tests.utils import parse_index, parse_urlset, path_of
 
-FRAMEWORK = rebuilds.tasks_framework()
+FRAMEWORK = app.tasks_framework()
 assert FRAMEWORK is not None  # the test extra installs the backport on Django 5.2
 # Resets the framework's backends when TASKS changes (as its app's ready() would).
 signals = importlib.import_module(f"{FRAMEWORK}.signals")
@@ -99,7 +99,7 @@ def test_a_commit_after_the_window_enqueues_the_next_rebuild(
 ) -> None:
     Tag.objects.create(slug="first")
     # The window closes: its cache key expires (as it would after REBUILD_DEBOUNCE seconds).
-    rebuilds.caches["default"].delete(rebuilds._window_key(None, "testapp-tag"))
+    app.caches["default"].delete(app._window_key(None, "testapp-tag"))
     Tag.objects.create(slug="second")
     assert [r.kwargs["sections"] for r in enqueued] == [["testapp-tag"], ["testapp-tag"]]
 
@@ -189,7 +189,7 @@ def test_an_enqueue_that_fails_is_logged_and_the_next_commit_tries_again(
 def test_any_write_rate_enqueues_one_rebuild_per_window(
     tags: Any, settings: Any, enqueued: list[Any], debounce: int, commits: int
 ) -> None:
-    rebuilds.caches["default"].clear()
+    app.caches["default"].clear()
     enqueued.clear()
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "REBUILD_DEBOUNCE": debounce}
     before = timezone.now()
@@ -226,7 +226,7 @@ def e023_ids() -> list[str]:
 
 
 def test_e023_is_silent_when_off_or_when_a_backend_takes_the_task(settings: Any) -> None:
-    assert rebuilds.check_rebuilds() == []
+    assert app.check_rebuilds() == []
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "REBUILD_AFTER_COMMIT": True}
     settings.TASKS = DUMMY
     assert e023_ids() == []
@@ -234,8 +234,8 @@ def test_e023_is_silent_when_off_or_when_a_backend_takes_the_task(settings: Any)
 
 def test_e023_without_a_tasks_framework(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "REBUILD_AFTER_COMMIT": True}
-    monkeypatch.setattr(rebuilds, "tasks_framework", lambda: None)
-    (message,) = rebuilds.check_rebuilds()
+    monkeypatch.setattr(app, "tasks_framework", lambda: None)
+    (message,) = app.check_rebuilds()
     assert message.id == "sitemapkit.E023"
     assert "no tasks framework" in message.msg
     assert "pip install django-tasks" in str(message.hint)
@@ -245,7 +245,7 @@ def test_e023_without_a_tasks_framework(settings: Any, monkeypatch: pytest.Monke
 def test_e023_with_a_backend_that_cannot_load(settings: Any) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "REBUILD_AFTER_COMMIT": True}
     settings.TASKS = {"default": {"BACKEND": "tests.no_such_module.Backend"}}
-    (message,) = rebuilds.check_rebuilds()
+    (message,) = app.check_rebuilds()
     assert message.id == "sitemapkit.E023"
     assert "tests.no_such_module.Backend" in message.msg
 

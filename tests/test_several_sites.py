@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.test import Client
+from django.db import connection
+from django.test import Client, TestCase
+from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building.result import BuildError
@@ -192,21 +194,30 @@ def test_the_python_api_builds_one_named_site(two_sites: Path) -> None:
         sitemapkit.build()
 
 
-def test_under_the_change_log_each_site_takes_its_own_rows(two_sites: Path, settings: Any) -> None:
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "CHANGE_LOG": True}
-    sitemapkit.build(site="shop")
-    sitemapkit.build(site="blog")
+def test_a_save_has_each_site_serve_the_section_live_until_its_own_build(
+    client: Client, two_sites: Path
+) -> None:
+    build_output()
     article = Article.objects.get(slug="shop-3")
     article.updated_at = T0 + datetime.timedelta(days=1)
-    article.save()
-    assert sitemapkit.build(site="shop").changes_read == 1
-    assert (two_sites / "shop" / "current" / "sitemap-articles-2.xml").read_bytes().count(
-        b"<lastmod>2026-01-02"
-    ) == 1
-    # The blog's row was left for the blog's build; its page does not list shop-3.
-    result = sitemapkit.build(site="blog")
-    assert result.changes_read == 1
-    assert not result.written
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        article.save()
+    folder = two_sites
+    page = "/sitemap-articles-2.xml"
+    assert b"2026-01-02" in get(client, "shop", page)
+    assert b"2026-01-02" not in (folder / "shop" / "current" / page[1:]).read_bytes()
+    sitemapkit.build(site="shop")
+    assert get(client, "shop", page) == (folder / "shop" / "current" / page[1:]).read_bytes()
+    assert b"2026-01-02" in get(client, "shop", page)
+    # The blog lists the section too, and has not been built since: rendered live.
+    with CaptureQueriesContext(connection) as queries:
+        get(client, "blog", "/sitemap.xml")
+    assert queries.captured_queries
+    sitemapkit.build(site="blog")
+    with CaptureQueriesContext(connection) as queries:
+        served = get(client, "blog", "/sitemap.xml")
+    assert not queries.captured_queries
+    assert served == (folder / "blog" / "current" / "sitemap.xml").read_bytes()
 
 
 def test_robots_lists_each_sites_index_in_its_own_file(

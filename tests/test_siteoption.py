@@ -1,4 +1,4 @@
-"""``--site`` as the commands take it (management/siteoption.py)."""
+"""``--site`` as the commands take it (siteconfig.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.core.management.base import CommandError, CommandParser
 
-from django_sitemapkit.management.siteoption import add_site_option, chosen_sites
+from django_sitemapkit.siteconfig import add_site_option, chosen_sites
 
 SITES = {
     "blog": {"BASE_URL": "https://blog.example.com"},

@@ -16,12 +16,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from django_sitemapkit import rebuilds
+from django_sitemapkit import apps as app
 from django_sitemapkit.tasks import rebuild_sitemaps
 from tests.testapp.models import Article, Tag
 from tests.utils import parse_index, parse_urlset, path_of
 
-FRAMEWORK = rebuilds.tasks_framework()
+FRAMEWORK = app.tasks_framework()
 # Resets the framework's backends when TASKS changes (as its app's ready() would).
 importlib.import_module(f"{FRAMEWORK}.signals")
 IMMEDIATE = {"default": {"BACKEND": f"{FRAMEWORK}.backends.immediate.ImmediateBackend"}}

@@ -1,11 +1,14 @@
-"""Views serving the sitemap index and the section files, plain and gzipped."""
+"""The views of a registry's URLs: the index, the section files (plain and gzipped), the XSL
+stylesheet and the IndexNow key file; and the URL patterns that route them."""
 
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 import time
 from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from django.http import (
     Http404,
@@ -14,8 +17,10 @@ from django.http import (
     HttpResponseBase,
     HttpResponsePermanentRedirect,
 )
-from django.urls import reverse
+from django.urls import URLPattern, re_path, reverse
+from django.urls.resolvers import RegexPattern
 from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.crypto import constant_time_compare
 from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
@@ -31,12 +36,28 @@ from django_sitemapkit.engine.rendering import (
     render_page,
     site_of,
 )
-from django_sitemapkit.protocol.files import GZIP_CONTENT_TYPE, XML_CONTENT_TYPE
-from django_sitemapkit.publishing.freshness import may_serve_build
-from django_sitemapkit.publishing.selection import published_file
-from django_sitemapkit.serving.cache import file_key, get_cache, get_or_render, section_tokens
-from django_sitemapkit.serving.headers import nosniff
+from django_sitemapkit.notifying.indexnow import KEY_ROUTE, indexnow_config
+from django_sitemapkit.protocol.files import (
+    GZIP_CONTENT_TYPE,
+    XML_CONTENT_TYPE,
+    XSL_CONTENT_TYPE,
+    stylesheet_bytes,
+    stylesheet_etag,
+    stylesheet_mtime,
+)
+from django_sitemapkit.publishing.base import PublishError
+from django_sitemapkit.publishing.selection import get_publisher, published_file
+from django_sitemapkit.serving.cache import (
+    build_holds_writes,
+    file_cache,
+    file_key,
+    get_or_render,
+    section_tokens,
+)
 from django_sitemapkit.siteconfig import SiteConfig, configured_sites, site_for_host
+
+P = ParamSpec("P")
+R = TypeVar("R", bound=HttpResponseBase)
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _SECOND = datetime.timedelta(seconds=1)
@@ -44,33 +65,56 @@ _SECOND = datetime.timedelta(seconds=1)
 # as a two-digit year (Django's parse_http_date and email.utils both take
 # "0001" for 2001), so an earlier header would name another, maybe future, time.
 _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // _SECOND
+# The stylesheet changes only with the package: a day in caches, revalidated by its ETag after.
+STYLESHEET_MAX_AGE = 86_400
+
+
+def nosniff(view: Callable[P, R]) -> Callable[P, R]:
+    """``view``, its responses sent with ``X-Content-Type-Options: nosniff``.
+
+    A browser then takes each file for the type it is sent as (XML, gzip,
+    XSL, text) and never for HTML it guessed from bytes a row supplied, also
+    where the project has no ``SecurityMiddleware``.
+    """
+
+    @functools.wraps(view)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        response = view(*args, **kwargs)
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    return wrapped
+
+
+def _robots_tag(response: HttpResponseBase) -> None:
+    robots = get_settings().X_ROBOTS_TAG
+    if robots:
+        response["X-Robots-Tag"] = robots
 
 
 def _built(
     sitemaps: Sections, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
 ) -> RenderedFile | None:
-    """The file from the published build (sitemapkit_build), if there is one."""
+    """The file from the published build, unless there is none or it lacks a write of
+    ``sections`` (serving/cache.py)."""
     conf = get_settings()
-    if not conf.SERVE_BUILT_FILES:
-        return None
-    if site is None and conf.USE_REQUEST_HOST:
+    if not conf.SERVE_BUILT_FILES or (site is None and conf.USE_REQUEST_HOST):
         # A build is made for one base URL; per-host responses render per request.
         return None
-    if not _build_current(sitemaps, sections, site):
-        return None  # older than the data, and STALE_BUILD = "render"
     try:
-        # Each SitemapSite's own build (a folder of its name, beside the default's).
+        manifest = get_publisher(site, sitemaps.name).manifest()
+    except PublishError:
+        return None
+    folder = f"{sitemaps.name}:{'' if site is None else site.name}"
+    if manifest is None or not build_holds_writes(
+        folder, manifest.generation, sections, sitemaps.sections
+    ):
+        return None
+    try:
         found = published_file(filename + (".gz" if gz else ""), site, sitemaps.name)
     except FileNotFoundError:
         raise Http404("No such sitemap file in the published build.") from None
     return None if found is None else RenderedFile(*found)
-
-
-def _build_current(sitemaps: Sections, sections: list[str], site: SiteConfig | None) -> bool:
-    """Whether the published build of ``sections`` may be served (see freshness.py)."""
-    cache = get_cache()
-    salts = {} if cache is None else section_tokens(cache, sections)
-    return may_serve_build(sitemaps, sections, site, salts)
 
 
 def _site_sections(request: HttpRequest, sitemaps: Sections) -> Sections:
@@ -100,26 +144,16 @@ def _serve(
     served = _built(sitemaps, filename, gz, site, sections)
     if served is not None:
         return _respond(request, served, gz, built=True)
-    return _respond(request, _render_cached(request, filename, sections, render, gz, site), gz)
-
-
-def _render_cached(
-    request: HttpRequest,
-    filename: str,
-    sections: list[str],
-    render: Callable[[str], RenderedFile],
-    gz: bool,
-    site: SiteConfig | None,
-) -> RenderedFile:
     url = base_url(request) if site is None else site.base_url
-    cache = get_cache()
+    cache = file_cache()
     kind = filename if site is None else f"{site.name}/{filename}"
     key = None if cache is None else file_key(kind, url, section_tokens(cache, sections))
     try:
         xml = get_or_render(cache, key and f"{key}:xml", lambda: render(url))
-        return get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
+        served = get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
     except (SectionNotFound, PageNotFound):
         raise Http404("No such sitemap file.") from None
+    return _respond(request, served, gz)
 
 
 def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | None:
@@ -141,23 +175,6 @@ def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | No
     return min(stamp, int(now))
 
 
-def _keep_gzip_file_as_is(request: HttpRequest, response: HttpResponse) -> None:
-    """Make sure the bytes of a ``.gz`` file reach the client without a transport coding.
-
-    GZipMiddleware, and compression middleware built like it, compress any
-    response without a Content-Encoding for a request that accepts gzip: a
-    .gz file would then be gzipped twice, and a client that does not undo
-    Content-Encoding (urllib and the crawlers built on it) would receive
-    gzip inside gzip.  ``Content-Encoding: identity`` is not valid in a
-    response (RFC 9110 reserves it for Accept-Encoding), so the request is
-    made to accept nothing but the identity coding: middleware reads the
-    request's headers after the view has returned, wherever it is placed.
-    """
-    request.META["HTTP_ACCEPT_ENCODING"] = "identity"
-    # The same for proxies and CDNs that compress on the fly (RFC 9111 5.2.2.6).
-    patch_cache_control(response, no_transform=True)
-
-
 def _respond(
     request: HttpRequest, served: RenderedFile, gz: bool, *, built: bool = False
 ) -> HttpResponseBase:
@@ -168,44 +185,35 @@ def _respond(
     last_modified = last_modified_stamp(served.last_modified, time.time())
     if last_modified is not None:
         response["Last-Modified"] = http_date(last_modified)
-    robots = get_settings().X_ROBOTS_TAG
-    if robots:
-        response["X-Robots-Tag"] = robots
+    _robots_tag(response)
     if gz:
-        # Before the conditional check: a 304 carries Cache-Control too.
-        _keep_gzip_file_as_is(request, response)
-    if not built or _capped(served.last_modified, last_modified):
-        _ignore_if_modified_since(request)
+        # GZipMiddleware (and middleware built like it) would gzip a .gz file
+        # again for a request that accepts gzip, and clients that do not undo
+        # Content-Encoding would get gzip in gzip; "Content-Encoding: identity"
+        # is not valid in a response, so the request is made to accept only
+        # identity: middleware reads it after the view. no-transform tells
+        # proxies and CDNs the same (RFC 9111 5.2.2.6); set before the
+        # conditional check, as a 304 carries Cache-Control too.
+        request.META["HTTP_ACCEPT_ENCODING"] = "identity"
+        patch_cache_control(response, no_transform=True)
+    capped = (
+        served.last_modified is not None
+        and last_modified is not None
+        and (served.last_modified - _EPOCH) // _SECOND > last_modified
+    )
+    if not built or capped:
+        # Only the ETag validates a live file: its Last-Modified (its newest
+        # lastmod) stays put through a deletion, an older-dated row or an edit
+        # of another field; nor does a build's date capped at now name one
+        # version of the bytes. Taken off the request, so that
+        # ConditionalGetMiddleware does not answer 304 from it either.
+        request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
     return (
         get_conditional_response(
             request, etag=served.etag, last_modified=last_modified, response=response
         )
         or response
     )
-
-
-def _capped(value: datetime.datetime | None, stamp: int | None) -> bool:
-    """Whether the Last-Modified sent (``stamp``) is the response's time, ``value`` being later.
-
-    Such a date names no version of the bytes: a build within the same
-    second may replace them under the same header.
-    """
-    return value is not None and stamp is not None and (value - _EPOCH) // _SECOND > stamp
-
-
-def _ignore_if_modified_since(request: HttpRequest) -> None:
-    """Let only the ETag validate this file: never a 304 for bytes the client lacks.
-
-    A published build's Last-Modified moves whenever its bytes change; a
-    live file's is its newest lastmod, which a deletion, a row dated before
-    it or an edit of another field leaves where it was. Its ETag (a hash of
-    the exact bytes) is what validates it; its Last-Modified is sent as
-    information (as is a build's whose date is later than now: see
-    :func:`_capped`). The header is taken off the request, not merely skipped
-    here, so that ConditionalGetMiddleware, which reads the request after
-    the view has returned, does not answer 304 from it either.
-    """
-    request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
 
 
 @nosniff
@@ -258,3 +266,75 @@ def contrib_section(request: HttpRequest, section: str, sitemaps: Sections) -> H
     return HttpResponsePermanentRedirect(
         reverse(f"{sitemaps.name}:section", kwargs={"section": section, "page": number[1]})
     )
+
+
+@nosniff
+@require_safe
+def stylesheet(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
+    """``/sitemap.xsl``, whatever the registry (``kwargs`` is the route's).
+
+    A browser applies an XSL stylesheet only when it comes from the
+    document's own origin: it is served beside the index, not from a CDN or
+    ``STATIC_URL``.
+    """
+    response = HttpResponse(stylesheet_bytes(), content_type=XSL_CONTENT_TYPE)
+    etag = stylesheet_etag()
+    response["ETag"] = etag
+    modified = stylesheet_mtime()
+    if modified is not None:
+        response["Last-Modified"] = http_date(modified)
+    _robots_tag(response)
+    patch_cache_control(response, public=True, max_age=STYLESHEET_MAX_AGE)
+    return (
+        get_conditional_response(request, etag=etag, last_modified=modified, response=response)
+        or response
+    )
+
+
+class KeyFilePattern(RegexPattern):
+    """IndexNow's ``<key>.txt`` for the key configured when a request comes.
+
+    It matches only that name, so every other ``/<name>.txt`` (``llms.txt``,
+    ...) falls through to the project's own URL patterns, and nothing
+    matches while IndexNow is off.
+    """
+
+    def match(self, path: str) -> tuple[str, tuple[Any, ...], dict[str, str]] | None:
+        config = indexnow_config()
+        if config is None or path != f"{config.key}.txt":
+            return None
+        return super().match(path)
+
+
+@nosniff
+@require_safe
+def key_file(request: HttpRequest, key: str) -> HttpResponse:
+    """The IndexNow key itself: proof that the site asked for its submissions."""
+    config = indexnow_config()
+    if config is None or not constant_time_compare(key, config.key):
+        raise Http404("No such key file.")
+    response = HttpResponse(config.key, content_type="text/plain; charset=utf-8")
+    _robots_tag(response)
+    return response
+
+
+_SECTION = r"(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)"
+_PAGE = rf"sitemap-{_SECTION}-(?P<page>{PAGE_NUMBER})"
+_KEY_FILE = r"^(?P<key>[a-zA-Z0-9-]{8,128})\.txt$"
+
+
+def url_patterns(sitemaps: Sections) -> list[URLPattern]:
+    """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml``, their ``.gz``, and contrib's old URLs."""
+    kwargs: dict[str, Any] = {"sitemaps": sitemaps}
+    return [
+        re_path(r"^sitemap\.xml$", index, kwargs, name="index"),
+        re_path(r"^sitemap\.xml\.gz$", index, {**kwargs, "gz": True}, name="index-gz"),
+        re_path(r"^sitemap\.xsl$", stylesheet, kwargs, name="stylesheet"),
+        re_path(rf"^{_PAGE}\.xml$", section, kwargs, name="section"),
+        re_path(rf"^{_PAGE}\.xml\.gz$", section, {**kwargs, "gz": True}, name="section-gz"),
+        # django.contrib.sitemaps' section URL, which crawlers may still know.
+        re_path(rf"^sitemap-{_SECTION}\.xml$", contrib_section, kwargs, name="contrib-section"),
+        URLPattern(
+            KeyFilePattern(_KEY_FILE, name=KEY_ROUTE, is_endpoint=True), key_file, {}, KEY_ROUTE
+        ),
+    ]

@@ -20,7 +20,7 @@ from django_sitemapkit.engine.pagetable import Page, PageManager, Recording
 from django_sitemapkit.engine.rendering import render_index, render_page
 from django_sitemapkit.engine.sections import PROBE_ROWS
 from django_sitemapkit.models import SitemapPage
-from django_sitemapkit.serving.cache import get_cache, section_tokens
+from django_sitemapkit.serving.cache import file_cache, section_tokens
 from django_sitemapkit.sites import SitemapSite, site
 from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Document
@@ -362,7 +362,7 @@ def test_a_read_only_process_keeps_its_cache_when_a_page_does_not_fit(
     monkeypatch.setattr("django_sitemapkit.engine.entries.MAX_BYTES_PER_FILE", 4000)
     Article.objects.bulk_create(Article(slug=f"{i}-" + "x" * 300, updated_at=T0) for i in range(30))
     register_articles(limit=50)
-    cache = get_cache()
+    cache = file_cache()
     assert cache is not None
     tokens = section_tokens(cache, ["testapp-article"])
     with read_only():

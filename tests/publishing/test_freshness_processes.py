@@ -1,10 +1,9 @@
 """Stale builds when the data changes in ANOTHER process: a worker, ``manage.py shell``.
 
 Build once; another process (``another_process.py``) adds 3,000 rows and saves
-one through the ORM, on the same database and the same cache. The views of
-this process then list the new rows (``STALE_BUILD = "render"``), or serve
-the build with a logged warning while ``sitemapkit_status`` says stale
-("serve").
+one through the ORM, on the same database and the same cache. The save
+reaches this process through the shared cache, and its views then render the
+articles live, new rows included.
 
 Another process must open the test's database: PostgreSQL and MariaDB (the
 test database, committed by ``django_db(transaction=True)``) or an SQLite
@@ -18,7 +17,6 @@ cache with the other process.
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import sys
@@ -31,12 +29,8 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.test import Client
 
-from django_sitemapkit.stalechecks import PROCESS_LOCAL_CACHES
-from tests.publishing.stale import (
-    assert_articles_reported_stale,
-    build_articles_and_tags,
-    status,
-)
+from django_sitemapkit.serving.cache import PROCESS_LOCAL_CACHES
+from tests.publishing.stale import build_articles_and_tags, status
 from tests.utils import all_urls, path_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,11 +104,11 @@ def published_index(settings: Any) -> bytes:
     return (Path(settings.SITEMAPKIT["BUILD_DIR"]) / "current" / "sitemap.xml").read_bytes()
 
 
-def test_render_mode_lists_the_other_process_rows(
+def test_the_other_process_rows_are_served_live(
     built: dict[str, str], client: Client, settings: Any
 ) -> None:
-    # Served from the build, and the answer "current" is now kept for a while.
     assert client.get("/sitemap.xml").content == published_index(settings)
+    assert status()[0] == 0
     write_in_another_process(built)
     urls = {path_of(url.loc) for url in all_urls(client)}
     articles = {u for u in urls if u.startswith("/articles/")}
@@ -122,17 +116,4 @@ def test_render_mode_lists_the_other_process_rows(
         f"/articles/a{i}/" for i in range(5)
     }
     assert client.get("/sitemap.xml").content != published_index(settings)
-
-
-def test_serve_mode_warns_and_status_says_stale(
-    built: dict[str, str], client: Client, settings: Any, caplog: pytest.LogCaptureFixture
-) -> None:
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STALE_BUILD": "serve"}
-    published = published_index(settings)
-    with caplog.at_level(logging.WARNING, logger="django_sitemapkit"):
-        assert client.get("/sitemap.xml").content == published
-        assert not [r for r in caplog.records if "older than the data" in r.getMessage()]
-        assert status()[0] == 0
-        write_in_another_process(built)
-        assert client.get("/sitemap.xml").content == published
-    assert_articles_reported_stale(caplog)
+    assert status()[0] == 1

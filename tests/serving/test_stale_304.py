@@ -172,7 +172,6 @@ def test_no_request_gets_a_304_for_bytes_it_does_not_have(
         **settings.SITEMAPKIT,
         "BUILD_DIR": str(tmp_path),
         "SERVE_BUILT_FILES": built,
-        "STALE_BUILD": "serve",
     }
     lists = SCENARIOS[scenario]()
     seen: list[dict[str, Seen]] = []
@@ -203,7 +202,6 @@ def test_a_model_section_with_a_nullable_lastmod_field(
         **settings.SITEMAPKIT,
         "BUILD_DIR": str(tmp_path),
         "SERVE_BUILT_FILES": built,
-        "STALE_BUILD": "serve",
     }
 
     @sitemapkit.register(Story)

@@ -107,7 +107,6 @@ def test_changes_that_keep_the_newest_lastmod_get_no_304_for_old_bytes(
         **settings.SITEMAPKIT,
         "BUILD_DIR": str(tmp_path),
         "SERVE_BUILT_FILES": built,
-        "STALE_BUILD": "serve",
     }
     items = [Item("a", APRIL), Item("b", MARCH)]
     register_items(items)

@@ -16,7 +16,6 @@ from django.urls import NoReverseMatch
 
 from django_sitemapkit.conf import BaseUrlError, base_url, clean_base_url, get_settings
 from django_sitemapkit.engine.rendering import index_path
-from django_sitemapkit.management.siteoption import add_site_option, chosen_sites
 from django_sitemapkit.serving.robots import (
     Action,
     RobotsUpdate,
@@ -27,7 +26,7 @@ from django_sitemapkit.serving.robots import (
     split_lines,
     write_atomically,
 )
-from django_sitemapkit.siteconfig import SiteConfig
+from django_sitemapkit.siteconfig import SiteConfig, add_site_option, chosen_sites
 
 _LINE_ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.boundedhttp import Deadline
-from django_sitemapkit.management.siteoption import add_site_option
+from django_sitemapkit.siteconfig import add_site_option
 from django_sitemapkit.validation.rules import SetCheck, as_json, as_text
 from django_sitemapkit.validation.sources import (
     DEFAULT_DEADLINE,
