@@ -23,7 +23,6 @@ from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.engine.pagetable import Page
 from django_sitemapkit.engine.skiplog import new_page
-from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import UrlsetWriter
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
@@ -35,7 +34,7 @@ logger = logging.getLogger("django_sitemapkit")
 class RenderedPage:
     # The file in its writer's pieces (head, segments, tail): a build hashes,
     # compresses and writes them without ever holding a joined copy.
-    pieces: Sequence[Piece]
+    pieces: Sequence[bytes]
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
@@ -48,15 +47,6 @@ class RenderedPage:
     # skipped within each segment (see writer.py).
     segment_cuts: list[Any] = field(default_factory=list)
     segment_skips: list[int] = field(default_factory=list)
-    # Each piece's compressed bytes when already known (a spliced page), and
-    # which pieces are byte ranges of the page's published files: piece index
-    # -> offset in the .xml, compressed piece index -> offset in the .xml.gz.
-    compressed: Sequence[Piece] | None = None
-    reused: dict[int, int] = field(default_factory=dict)
-    reused_gz: dict[int, int] = field(default_factory=dict)
-    # The sha256 of the content when already known: a spliced page whose
-    # re-rendered segments came out as they were is its old file.
-    digest: str | None = None
     # Entries listed without their lastmod, which could not be written.
     lastmods_dropped: int = 0
     # Images left out: past Google's 1,000 per URL, or not URLs.
