@@ -88,22 +88,6 @@ def test_every_gz_is_one_gzip_member_of_its_xml(site: Any, build_dir: Path) -> N
             assert data == gzip.compress(xml, compresslevel=6, mtime=0)
 
 
-def test_an_unchanged_page_is_kept_without_a_render(
-    site: Any, build_dir: Path, renders: list[Any]
-) -> None:
-    build()
-    Article.objects.filter(slug="a12").update(updated_at=EDITED)
-    renders.clear()
-    result = build()
-    # Page 2 of the articles, and the tags' page: without a lastmod field its figures
-    # cannot tell an edit (the static pages render through their own path).
-    assert [number for number, _span in renders] == [2, 1]
-    assert {name.removesuffix(".gz") for name in result.written} == {
-        "sitemap-testapp-article-2.xml",
-        "sitemap.xml",
-    }
-
-
 def test_incremental_builds_publish_what_a_full_build_would(
     site: Any, build_dir: Path, settings: Any, tmp_path: Path
 ) -> None:
