@@ -74,8 +74,8 @@ def render_section(
             del page
         if not overflowed:
             return
-        summaries = sections.page_summaries(sitemap, context)
-        pending = [s.number for s in summaries if s.number not in done]
+        figures = sections.page_figures(sitemap, context)
+        pending = [f.number for f in figures if f.number not in done]
 
 
 def rendered_one_by_one(

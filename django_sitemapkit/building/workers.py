@@ -38,7 +38,6 @@ from django_sitemapkit.building.resilient import rendered_one_by_one
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rangestats import second_connection_sees_the_same
 from django_sitemapkit.engine.rendering import Sections
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.protocol.deflate import compress_pieces
@@ -157,7 +156,9 @@ def worth_forking(rows: int) -> bool:
     if threading.active_count() > 1 or multiprocessing.current_process().daemon:
         return False
     return all(
-        second_connection_sees_the_same(connection) and not _in_memory(connection)
+        not connection.in_atomic_block
+        and connection.get_autocommit()
+        and not _in_memory(connection)
         for connection in connections.all(initialized_only=True)
     )
 

@@ -13,9 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
-from django_sitemapkit.engine.pages import PageSummary
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
-from django_sitemapkit.protocol.w3c import to_aware
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
 MANIFEST_VERSION = 1
@@ -156,12 +154,6 @@ class Manifest:
                 FileRecord(**page, layout=None if layout is None else PageLayout(**layout))
             )
         return cls(pages=pages, **raw)
-
-
-def page_fingerprint(summary: PageSummary, tz: datetime.tzinfo) -> str:
-    """The page's row count and newest lastmod, as its record keeps them."""
-    lastmod = "" if summary.lastmod is None else to_aware(summary.lastmod, tz).isoformat()
-    return f"{summary.count}|{lastmod}"
 
 
 def _record_dict(record: FileRecord) -> dict[str, Any]:
