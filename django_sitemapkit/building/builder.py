@@ -213,7 +213,6 @@ class Builder:
             keep_sections={
                 name for name in configs if may_keep and name not in result.reconfigured
             },
-            every_page=self.full or previous is None,
             progress=self.progress,
         )
         try:

@@ -19,15 +19,15 @@ from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, connections
 
-from django_sitemapkit.engine import rows, sections
+from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.entries import RenderContext
-from django_sitemapkit.engine.pages import PageNotFound, PageSummary
-from django_sitemapkit.engine.pagetable import page_table
+from django_sitemapkit.engine.keyranges import PageFigures
+from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import Sections, gzip_file
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.publishing.base import Transaction
-from django_sitemapkit.publishing.manifest import FileRecord, page_fingerprint
-from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit.publishing.manifest import FileRecord
+from django_sitemapkit.sitemaps import Sitemap
 
 T = TypeVar("T")
 
@@ -136,7 +136,9 @@ def render_section(
         for number in pending:
             done.add(number)
             try:
-                page = resiliently(functools.partial(sections.render_page, sitemap, number, context))
+                page = resiliently(
+                    functools.partial(sections.render_page, sitemap, number, context)
+                )
             except PageNotFound as exc:
                 skipped(exc.skipped)
                 continue
@@ -148,8 +150,8 @@ def render_section(
             del page
         if not overflowed:
             return
-        summaries = sections.page_summaries(sitemap, context)
-        pending = [s.number for s in summaries if s.number not in done]
+        figures = sections.page_figures(sitemap, context)
+        pending = [f.number for f in figures if f.number not in done]
 
 
 class SectionPages:
@@ -169,7 +171,6 @@ class SectionPages:
         old: dict[tuple[str, int], FileRecord],
         context: RenderContext,
         keep_sections: set[str],
-        every_page: bool,
         progress: Progress | None,
     ) -> None:
         self._sitemaps = sitemaps
@@ -178,21 +179,19 @@ class SectionPages:
         self._context = context
         # The sections whose unchanged pages may be kept (their configuration did not change).
         self._keep_sections = keep_sections
-        self._every_page = every_page
         self._progress = progress
-        # Sections rendered without a scan: their fingerprints come from the renders.
-        self._unscanned: set[str] = set()
-        self._summaries = {
-            sitemap.name: resiliently(functools.partial(self._page_summaries, sitemap))
+        # The figures of every page that lists a URL, which also give the index its lastmods.
+        self._figures = {
+            sitemap.name: resiliently(functools.partial(sections.page_figures, sitemap, context))
             for sitemap in sitemaps
             if not selected or sitemap.name in selected
         }
-        self._total = sum(len(pages) for pages in self._summaries.values())
+        self._total = sum(len(pages) for pages in self._figures.values())
         self._done = 0
 
     def wanted(self, sitemap: Sitemap) -> bool:
         """Whether this build builds ``sitemap``'s pages (else it keeps the published ones)."""
-        return sitemap.name in self._summaries
+        return sitemap.name in self._figures
 
     def keep_published(self, sitemap: Sitemap) -> list[FileRecord]:
         """The published pages of a section not built this time, their files kept as they are."""
@@ -207,30 +206,27 @@ class SectionPages:
     def build(self, sitemap: Sitemap) -> list[FileRecord]:
         """The records of the section's pages, in page order, each kept or rendered."""
         records: list[FileRecord] = []
-        fingerprints: dict[int, str | None] = {}
+        to_render: dict[int, PageFigures] = {}
         may_keep = sitemap.name in self._keep_sections and sections.fingerprints_reliable(sitemap)
-        for summary in self._summaries[sitemap.name]:
-            unscanned = sitemap.name in self._unscanned
-            fingerprint = None if unscanned else page_fingerprint(summary, self._context.tz)
-            before = self._old.get((sitemap.name, summary.number))
-            if may_keep and before is not None and before.fingerprint == fingerprint:
+        for figures in self._figures[sitemap.name]:
+            before = self._old.get((sitemap.name, figures.number))
+            if may_keep and before is not None and before.fingerprint == figures.fingerprint:
                 records.append(self._files.keep(before))
                 self._advance()
             else:
-                fingerprints[summary.number] = fingerprint
+                to_render[figures.number] = figures
         result = self._files.result
         for number, page in render_section(
             sitemap,
             self._context,
-            list(fingerprints),
+            list(to_render),
             result.count_skipped,
             self._sitemaps.pages_changed,
         ):
-            fingerprint = fingerprints.get(number)
-            if sitemap.name in self._unscanned:
-                fingerprint = rendered_fingerprint(page, self._context)
             before = self._old.get((sitemap.name, number))
-            records.append(self._files.write(sitemap.name, number, page, before, fingerprint))
+            records.append(
+                self._files.write(sitemap.name, number, page, before, to_render.get(number))
+            )
             self._advance()
             del page
         self._files.settle()
@@ -242,43 +238,13 @@ class SectionPages:
             # Pages split off while rendering come on top of the total.
             self._progress(self._done, max(self._total, self._done))
 
-    def _page_summaries(self, sitemap: Sitemap) -> list[PageSummary]:
-        """The section's pages with their figures; a full build's recorded pages unscanned.
 
-        A build that renders every page of a model section needs no figures
-        beforehand: where its pages are recorded and a render counts what a
-        scan would, each page's fingerprint comes from its render instead.
-        """
-        if not isinstance(sitemap, ModelSitemap):
-            return sections.page_summaries(sitemap, self._context)
-        pages = rows.keyset_pages(sitemap)
-        if (
-            self._every_page
-            and sections.fingerprints_reliable(sitemap)
-            and not sitemap.defines_lastmod()
-            and not sitemap.i18n
-        ):
-            recorded = page_table().pages(pages.section)
-            if recorded:
-                self._unscanned.add(sitemap.name)
-                return [PageSummary(page.number, pages.limit, None) for page in recorded]
-        return pages.summaries()
-
-
-def rendered_fingerprint(page: RenderedPage, context: RenderContext) -> str | None:
-    """The fingerprint a scan would give the rows ``page`` was rendered from; None where the
-    render cannot tell it: a row skipped, a lastmod dropped, or the page cut short."""
-    if page.skipped or page.lastmods_dropped or page.overflowed:
-        return None
-    return page_fingerprint(PageSummary(0, page.url_count, page.lastmod), context.tz)
-
-
-def page_lastmod(page: RenderedPage) -> str | None:
-    """The lastmod the index announces for a page: the newest of its entries' lastmods, none
-    where an entry has none (the newest of the others would not move when it changes)."""
-    if page.lastmod is None or not page.every_entry_dated:
-        return None
-    return page.lastmod.isoformat()
+def announced_lastmod(page: RenderedPage, figures: PageFigures | None) -> str | None:
+    """The page's lastmod in the index: its figures' newest, as the live index announces it;
+    a page split off while rendering has no figures yet and is dated by its render."""
+    if figures is not None:
+        return None if figures.newest is None else figures.newest.isoformat()
+    return page.lastmod.isoformat() if page.lastmod and page.every_entry_dated else None
 
 
 class PageFiles:
@@ -315,7 +281,7 @@ class PageFiles:
         number: int,
         page: RenderedPage,
         before: FileRecord | None,
-        fingerprint: str | None,
+        figures: PageFigures | None,
     ) -> FileRecord:
         """The record of a rendered page, whose files are written unless ``before``'s hold its
         bytes (its digest is filled in by ``settle()``)."""
@@ -325,11 +291,11 @@ class PageFiles:
             sha256="",
             size=page.size,
             urls=page.url_count,
-            lastmod=page_lastmod(page),
+            lastmod=announced_lastmod(page, figures),
             skipped=page.skipped,
             # A page cut short while rendering holds fewer rows than its
-            # summary counted: render it again next time.
-            fingerprint=None if page.overflowed else fingerprint,
+            # figures counted: render it again next time.
+            fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
         )
         result = self.result
         result.urls += page.url_count

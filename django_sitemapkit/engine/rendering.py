@@ -25,7 +25,7 @@ from django_sitemapkit.engine.emptysite import empty_site_pieces
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.sections import index_summaries
+from django_sitemapkit.engine.sections import page_figures
 from django_sitemapkit.engine.sections import render_page as render_section_page
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
@@ -105,7 +105,9 @@ class RenderedFile:
 
     def gzipped(self) -> RenderedFile:
         """The same file as raw gzip, byte for byte what a build writes."""
-        return RenderedFile(gzip_file(self.content), self.last_modified, self.url_count, self.skipped)
+        return RenderedFile(
+            gzip_file(self.content), self.last_modified, self.url_count, self.skipped
+        )
 
 
 def gzip_file(content: bytes) -> bytes:
@@ -259,9 +261,8 @@ def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
     a row has none, as contrib's index)."""
     context = make_context(base_url, sitemaps.name)
     for sitemap in sitemaps:
-        for summary in index_summaries(sitemap, context):
-            lastmod = None if summary.undated else summary.lastmod
-            yield IndexEntry(sitemap.name, summary.number, lastmod)
+        for figures in page_figures(sitemap, context):
+            yield IndexEntry(sitemap.name, figures.number, figures.newest)
 
 
 def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:

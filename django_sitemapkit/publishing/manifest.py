@@ -12,9 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
-from django_sitemapkit.engine.pages import PageSummary
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
-from django_sitemapkit.protocol.w3c import to_aware
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
 MANIFEST_VERSION = 1
@@ -110,9 +108,3 @@ class Manifest:
 def _known(cls: type[Any], raw: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     return {key: value for key, value in raw.items() if key in names}
-
-
-def page_fingerprint(summary: PageSummary, tz: datetime.tzinfo) -> str:
-    """The page's row count and newest lastmod, as its record keeps them."""
-    lastmod = "" if summary.lastmod is None else to_aware(summary.lastmod, tz).isoformat()
-    return f"{summary.count}|{lastmod}"
