@@ -8,8 +8,8 @@ from typing import Any
 
 from django_sitemapkit.engine.rendering import Sections, SiteSections
 from django_sitemapkit.engine.routes import route_report
+from django_sitemapkit.publishing.base import Manifest
 from django_sitemapkit.publishing.freshness import published_manifest, section_staleness
-from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
 
 

@@ -83,5 +83,3 @@ def _clear_cache() -> Any:
     for alias in caches:
         caches[alias].clear()
     return
-
-

@@ -47,8 +47,7 @@ from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.notifying.indexnow import announce, watch
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
-from django_sitemapkit.publishing.base import Publisher, Transaction
-from django_sitemapkit.publishing.manifest import FileRecord, Manifest
+from django_sitemapkit.publishing.base import FileRecord, Manifest, Publisher, Transaction
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, one_site, rendering_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap, UrlName

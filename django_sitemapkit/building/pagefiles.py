@@ -25,8 +25,7 @@ from django_sitemapkit.engine.keyranges import PageFigures
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import Sections, gzip_file
 from django_sitemapkit.engine.sections import RenderedPage
-from django_sitemapkit.publishing.base import Transaction
-from django_sitemapkit.publishing.manifest import FileRecord
+from django_sitemapkit.publishing.base import FileRecord, Transaction
 from django_sitemapkit.sitemaps import Sitemap
 
 T = TypeVar("T")

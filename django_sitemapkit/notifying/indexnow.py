@@ -38,8 +38,7 @@ from django.urls import NoReverseMatch, get_script_prefix, reverse
 from django_sitemapkit.boundedhttp import Deadline, exchange
 from django_sitemapkit.conf import SETTINGS_NAME, get_settings
 from django_sitemapkit.engine.rendering import URL_NAMESPACE, views_routed
-from django_sitemapkit.publishing.base import Publisher, Transaction
-from django_sitemapkit.publishing.manifest import Manifest
+from django_sitemapkit.publishing.base import Manifest, Publisher, Transaction
 
 logger = logging.getLogger("django_sitemapkit")
 

@@ -34,12 +34,13 @@ from django.utils import timezone
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.protocol.mediatypes import content_type
 from django_sitemapkit.publishing.base import (
+    MANIFEST_NAME,
+    Manifest,
     PublishError,
     lock_holder_label,
     wait_for_lock,
     write_index_and_manifest,
 )
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME, Manifest
 from django_sitemapkit.publishing.prefixed import PrefixedStorage
 
 # A flat storage's lock outlives a dead build by at most this many seconds.

@@ -37,8 +37,7 @@ from django_sitemapkit.engine.rendering import (
 from django_sitemapkit.engine.sections import pages_listing
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
-from django_sitemapkit.publishing.base import PublishError
-from django_sitemapkit.publishing.manifest import Manifest
+from django_sitemapkit.publishing.base import Manifest, PublishError
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap

@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import IO, BinaryIO, ParamSpec, TypeVar
 
 from django_sitemapkit.publishing.base import (
+    MANIFEST_NAME,
+    Manifest,
     PublishError,
     lock_holder_label,
     wait_for_lock,
     write_index_and_manifest,
 )
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME, Manifest
 
 CURRENT_LINK = "current"
 GENERATIONS_DIR = "generations"

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from django_sitemapkit.publishing.base import Publisher
+from django_sitemapkit.publishing.base import Manifest, Publisher
 from django_sitemapkit.publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
-from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.validation.bounded import Stream
 
 # What is read of a robots.txt: Google reads 500 KiB and ignores the rest.

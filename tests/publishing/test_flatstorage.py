@@ -11,9 +11,14 @@ from django.core.cache import caches
 from django.core.files.storage import FileSystemStorage
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX
-from django_sitemapkit.publishing.base import BuildLocked, PublishError
+from django_sitemapkit.publishing.base import (
+    MANIFEST_NAME,
+    BuildLocked,
+    FileRecord,
+    Manifest,
+    PublishError,
+)
 from django_sitemapkit.publishing.flatstorage import UNFINISHED, FlatPublisher, _is_missing
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME, FileRecord, Manifest
 
 
 def manifest_for(generation: str, *numbers: int) -> Manifest:

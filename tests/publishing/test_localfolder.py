@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from django_sitemapkit.publishing.base import BuildLocked
+from django_sitemapkit.publishing.base import MANIFEST_NAME, BuildLocked, FileRecord, Manifest
 from django_sitemapkit.publishing.localfolder import (
     CURRENT_LINK,
     GENERATIONS_DIR,
@@ -17,7 +16,6 @@ from django_sitemapkit.publishing.localfolder import (
     TEMP_PREFIX,
     LocalPublisher,
 )
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME, FileRecord, Manifest
 
 
 @pytest.fixture
