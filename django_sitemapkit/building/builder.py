@@ -191,15 +191,6 @@ class Builder:
     ) -> None:
         configs = {sitemap.name: config_fingerprint(sitemap) for sitemap in self.sitemaps}
         old_configs = {} if previous is None else previous.configs
-        may_keep = (
-            not self.full and not self.rerender and self._stale_pages_reason(previous) is None
-        )
-        if may_keep:
-            result.reconfigured = [
-                name
-                for name, config in configs.items()
-                if old_configs.get(name, config) != config and (not selected or name in selected)
-            ]
         # A page's .gz can be kept only where the last build wrote one.
         rewrite = self.full or (self.gzip and not (previous is not None and previous.gzip))
         files = PageFiles(transaction, result, rewrite=rewrite, gzip=self.gzip)
@@ -209,9 +200,7 @@ class Builder:
             selected=selected,
             old={} if previous is None else {(r.section, r.number): r for r in previous.pages},
             context=make_context(self.base_url, self.sitemaps.name),
-            keep_sections={
-                name for name in configs if may_keep and name not in result.reconfigured
-            },
+            keep_sections=self._keep_sections(configs, previous, selected, result),
             progress=self.progress,
         )
         try:
@@ -230,6 +219,25 @@ class Builder:
         finally:
             files.close()
         manifest.seconds = round(time.perf_counter() - self._start, 3)
+
+    def _keep_sections(
+        self,
+        configs: dict[str, str],
+        previous: Manifest | None,
+        selected: set[str],
+        result: BuildResult,
+    ) -> set[str]:
+        """The sections whose unchanged pages may be kept; ``result`` names those whose
+        configuration changed, whose every page is rendered again."""
+        if self.full or self.rerender or self._stale_pages_reason(previous) is not None:
+            return set()
+        assert previous is not None
+        result.reconfigured = [
+            name
+            for name, config in configs.items()
+            if previous.configs.get(name, config) != config and (not selected or name in selected)
+        ]
+        return set(configs) - set(result.reconfigured)
 
     def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
         """Why no published page can be kept as it is, or None if they can.
