@@ -24,8 +24,6 @@ from django_sitemapkit.building.pagefiles import (
     PageFiles,
     Progress,
     SectionPages,
-    render_section,
-    resiliently,
     sha256,
 )
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
@@ -58,8 +56,6 @@ __all__ = [
     "BuildResult",
     "Builder",
     "Progress",
-    "render_section",
-    "resiliently",
 ]
 
 # Classes of this package: their code is the package version's, not the project's.

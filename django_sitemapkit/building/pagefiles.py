@@ -120,8 +120,8 @@ def render_section(
     sitemap: Sitemap,
     context: RenderContext,
     numbers: list[int],
-    skipped: Callable[[int], None] = lambda count: None,
-    pages_changed: Callable[[str], None] = lambda section: None,
+    skipped: Callable[[int], None],
+    pages_changed: Callable[[str], None],
 ) -> Iterator[tuple[int, RenderedPage]]:
     """Pages ``numbers`` of a section, then any page split off while rendering them.
 
