@@ -34,7 +34,7 @@ def publish_index(
     (and the build is not ``full``)."""
     try:
         index = write_index(
-            (IndexEntry(r.section, r.number, r.lastmod_value()) for r in manifest.pages),
+            (IndexEntry(r.section, r.number, r.index_lastmod_value()) for r in manifest.pages),
             base_url=base_url,
             namespace=namespace,
         )

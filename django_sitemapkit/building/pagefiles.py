@@ -114,6 +114,7 @@ class PageFiles:
         self._old_gzip = old_gzip
         self._started = started
         # Pages whose digest comes later, to compare with their published one.
+        self._awaiting_digest: list[tuple[FileRecord, FileRecord]] = []
         # The page whose .gz is being compressed: written when it is done.
         self._compressing: tuple[FileRecord, str, RenderedPage, Future[list[bytes]]] | None = None
 
@@ -161,15 +162,18 @@ class PageFiles:
             sha256=digest,
             size=page.size,
             urls=page.url_count,
-            lastmod=_announced_lastmod(page, figures),
+            lastmod=self._announced_lastmod(page, before, same_bytes),
             skipped=page.skipped,
             # A page cut short while rendering holds fewer rows than its
             # summary counted: render it again next time.
             fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
+            index_lastmod=index_lastmod(figures) if figures else self._render_index_lastmod(page),
             layout=page_layout(page, compressed, kept=before if unchanged else None),
         )
         if defer_digest:
             self._background.fill_in(record, page.pieces)
+            if before is not None:
+                self._awaiting_digest.append((record, before))
         name = page_filename(section, number)
         if unchanged:
             assert before is not None
@@ -197,9 +201,16 @@ class PageFiles:
         self._write_gzip(name, page, compressed)
 
     def settle(self) -> None:
-        """Every page recorded so far is written and has its digest."""
+        """Every page recorded so far is written and has its digest, and its old lastmod if its
+        bytes are the old ones."""
         self._finish_compressing()
         self._background.wait()
+        for record, before in self._awaiting_digest:
+            if record.sha256 == before.sha256:
+                # Rewritten byte for byte (a --full build of unchanged rows):
+                # crawlers have nothing new to fetch.
+                record.lastmod = before.lastmod
+        self._awaiting_digest.clear()
 
     def _keep(self, name: str) -> None:
         self._result.unchanged += 1
@@ -230,14 +241,26 @@ class PageFiles:
         self._result.images_dropped += page.images_dropped
         self._result.bytes += page.size
 
-
-def _announced_lastmod(page: RenderedPage, figures: PageFigures | None) -> str | None:
-    """The page's lastmod in the index: its figures' newest, as the live index announces it."""
-    if figures is None:
+    def _render_index_lastmod(self, page: RenderedPage) -> str | None:
         newest = page.lastmod if page.every_entry_dated else None
-    else:
-        newest = figures.newest
-    return None if newest is None else newest.isoformat()
+        return None if newest is None else newest.isoformat()
+
+    def _announced_lastmod(
+        self, page: RenderedPage, before: FileRecord | None, same_bytes: bool
+    ) -> str | None:
+        if before is not None and same_bytes:
+            return before.lastmod
+        if not page.every_entry_dated:
+            # The newest of some entries would not move when the others change
+            # (as the live index and views, and contrib, announce none then).
+            return None
+        previous = None if before is None else before.lastmod_value()
+        return changed_lastmod(page.lastmod, before is not None, previous, self._started)
+
+
+def index_lastmod(figures: PageFigures) -> str | None:
+    """What the index announces for a page: its figures' newest, as the live index does."""
+    return None if figures.newest is None else figures.newest.isoformat()
 
 
 def changed_lastmod(

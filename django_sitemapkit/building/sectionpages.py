@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
-from django_sitemapkit.building.pagefiles import PageFiles
+from django_sitemapkit.building.pagefiles import PageFiles, index_lastmod
 from django_sitemapkit.building.resilient import (
     render_section,
     resiliently,
@@ -154,6 +154,8 @@ class SectionPages:
             fingerprint = summary.fingerprint
             before = self._old.get(page_filename(sitemap.name, summary.number))
             if trust_fingerprints and before is not None and before.fingerprint == fingerprint:
+                # Its count and newest are the same: not whether a row lost its lastmod.
+                before.index_lastmod = index_lastmod(summary)
                 records.append(before)
                 self._files.keep_page(before)
                 self._progress.advance()

@@ -16,7 +16,7 @@ from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 
 
 @dataclass
@@ -47,13 +47,16 @@ class FileRecord:
     sha256: str
     size: int
     urls: int
-    # The lastmod the index announces for this page (ISO 8601, aware).
+    # The file's Last-Modified (ISO 8601, aware): later whenever its bytes change.
     lastmod: str | None
     skipped: int = 0
     # Row count and newest row lastmod when the page was rendered: while they
     # stay the same, an incremental build need not render the page again.
     fingerprint: str | None = None
     layout: PageLayout | None = None
+    # The lastmod the index announces for this page: its figures' newest (see
+    # engine.sections.page_figures), as the live index announces it.
+    index_lastmod: str | None = None
 
     @property
     def name(self) -> str:
@@ -61,6 +64,13 @@ class FileRecord:
 
     def lastmod_value(self) -> datetime.datetime | None:
         return None if self.lastmod is None else datetime.datetime.fromisoformat(self.lastmod)
+
+    def index_lastmod_value(self) -> datetime.date | datetime.datetime | None:
+        if self.index_lastmod is None:
+            return None
+        if len(self.index_lastmod) == len("YYYY-MM-DD"):
+            return datetime.date.fromisoformat(self.index_lastmod)
+        return datetime.datetime.fromisoformat(self.index_lastmod)
 
     def segment_entries(self) -> list[int] | None:
         """The entries each segment of the page listed (all full but the last); None where the

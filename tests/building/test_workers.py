@@ -28,7 +28,7 @@ from django.db import connection, connections, transaction
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.building import workers
-from django_sitemapkit.engine import entries, rangestats, sections
+from django_sitemapkit.engine import entries, sections
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import make_context
 from django_sitemapkit.models import SitemapPage
@@ -54,7 +54,7 @@ def forkable(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.skip(IN_MEMORY)
     if not hasattr(os, "fork"):
         pytest.skip("no os.fork on this platform")
-    if rangestats._cpus() < 2:
+    if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU: a worker would not help, so none is forked")
     monkeypatch.setattr(workers, "MIN_ROWS", 1000)
 
