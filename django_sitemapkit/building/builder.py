@@ -24,6 +24,7 @@ from django_sitemapkit.building.pagefiles import (
     PageFiles,
     Progress,
     SectionPages,
+    changed_lastmod,
     sha256,
 )
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
@@ -189,7 +190,9 @@ class Builder:
         old_configs = {} if previous is None else previous.configs
         # A page's .gz can be kept only where the last build wrote one.
         rewrite = self.full or (self.gzip and not (previous is not None and previous.gzip))
-        files = PageFiles(transaction, result, rewrite=rewrite, gzip=self.gzip)
+        files = PageFiles(
+            transaction, result, rewrite=rewrite, gzip=self.gzip, started=self.started
+        )
         pages = SectionPages(
             self.sitemaps,
             files,
@@ -267,8 +270,7 @@ class Builder:
         (and the build is not ``full``)."""
         index = self._index(manifest.pages)
         manifest.index_sha256 = sha256(index.content)
-        if index.last_modified is not None:
-            manifest.index_lastmod = index.last_modified.isoformat()
+        manifest.index_lastmod = self._index_file_lastmod(index, previous, manifest.index_sha256)
         files = {INDEX_NAME: index.content}
         if manifest.gzip:
             files[INDEX_NAME + ".gz"] = gzip_file(index.content)
@@ -299,13 +301,28 @@ class Builder:
     def _index(self, pages: list[FileRecord]) -> RenderedFile:
         try:
             return write_index(
-                (IndexEntry(r.section, r.number, r.lastmod_value()) for r in pages),
+                (IndexEntry(r.section, r.number, r.index_lastmod_value()) for r in pages),
                 base_url=self.base_url,
                 namespace=self.sitemaps.name,
             )
         except PageNotFound:
             # No section has a URL yet: what the views serve then (see there).
             return empty_site_file(base_url=self.base_url, namespace=self.sitemaps.name)
+
+    def _index_file_lastmod(
+        self, index: RenderedFile, previous: Manifest | None, digest: str
+    ) -> str | None:
+        """The index's Last-Modified: its newest entry's lastmod, None when an entry has none;
+        later than the old one's whenever its bytes changed (see ``changed_lastmod``)."""
+        if previous is not None and previous.index_sha256 == digest:
+            return previous.index_lastmod
+        if index.last_modified is None:
+            return None
+        before = None if previous is None else previous.index_lastmod
+        before_value = None if before is None else datetime.datetime.fromisoformat(before)
+        return changed_lastmod(
+            index.last_modified, previous is not None, before_value, self.started
+        )
 
 
 def _same_index(previous: Manifest | None, manifest: Manifest) -> bool:

@@ -10,11 +10,12 @@ whole; its files are written only where its bytes changed.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, connections
@@ -210,7 +211,8 @@ class SectionPages:
         for figures in self._figures[sitemap.name]:
             before = self._old.get((sitemap.name, figures.number))
             if may_keep and before is not None and before.fingerprint == figures.fingerprint:
-                records.append(self._files.keep(before))
+                kept = replace(before, index_lastmod=index_lastmod(figures, None))
+                records.append(self._files.keep(kept))
                 self._advance()
             else:
                 to_render[figures.number] = figures
@@ -238,12 +240,35 @@ class SectionPages:
             self._progress(self._done, max(self._total, self._done))
 
 
-def announced_lastmod(page: RenderedPage, figures: PageFigures | None) -> str | None:
+def index_lastmod(figures: PageFigures | None, page: RenderedPage | None) -> str | None:
     """The page's lastmod in the index: its figures' newest, as the live index announces it;
     a page split off while rendering has no figures yet and is dated by its render."""
     if figures is not None:
         return None if figures.newest is None else figures.newest.isoformat()
+    assert page is not None
     return page.lastmod.isoformat() if page.lastmod and page.every_entry_dated else None
+
+
+def changed_lastmod(
+    newest: datetime.datetime | None,
+    published: bool,
+    previous: datetime.datetime | None,
+    started: datetime.datetime,
+) -> str:
+    """The Last-Modified of a file whose bytes changed: later than any announced for its old bytes.
+
+    ``newest`` is its newest entry's lastmod; ``published``: a file of its
+    name was published before, announced with ``previous``. When the bytes
+    changed but no row says so (a deletion, an edited location) or the old
+    file announced none, the build's own time; a second after ``previous`` at
+    least, since that time is whole seconds and a build may follow another
+    within one. A client holding the old bytes must never be told they are current.
+    """
+    if newest is not None and (not published or (previous is not None and newest > previous)):
+        return newest.isoformat()
+    if previous is None:
+        return started.isoformat()
+    return max(started, previous + datetime.timedelta(seconds=1)).isoformat()
 
 
 class PageFiles:
@@ -256,13 +281,20 @@ class PageFiles:
     """
 
     def __init__(
-        self, transaction: Transaction | None, result: BuildResult, *, rewrite: bool, gzip: bool
+        self,
+        transaction: Transaction | None,
+        result: BuildResult,
+        *,
+        rewrite: bool,
+        gzip: bool,
+        started: datetime.datetime,
     ) -> None:
         self.result = result
         self._transaction = transaction
         # Write every rendered page, also where the published files hold its bytes.
         self._rewrite = rewrite
         self._gzip = gzip
+        self._started = started
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-pages")
         self._pending: list[Future[None]] = []
 
@@ -290,7 +322,9 @@ class PageFiles:
             sha256="",
             size=page.size,
             urls=page.url_count,
-            lastmod=announced_lastmod(page, figures),
+            # Set once its bytes are compared with the published ones (_store).
+            lastmod=None,
+            index_lastmod=index_lastmod(figures, page),
             skipped=page.skipped,
             # A page cut short while rendering holds fewer rows than its
             # figures counted: render it again next time.
@@ -302,7 +336,8 @@ class PageFiles:
         result.lastmods_dropped += page.lastmods_dropped
         result.images_dropped += page.images_dropped
         result.bytes += page.size
-        self._queue(self._store, record, before, page.content)
+        newest = page.lastmod if page.every_entry_dated else None
+        self._queue(self._store, record, before, page.content, newest)
         return record
 
     def settle(self) -> None:
@@ -320,11 +355,23 @@ class PageFiles:
         while len(self._pending) > MAX_PENDING_PAGES or (self._pending and self._pending[0].done()):
             self._pending.pop(0).result()  # a failed write fails the build now
 
-    def _store(self, record: FileRecord, before: FileRecord | None, content: bytes) -> None:
+    def _store(
+        self,
+        record: FileRecord,
+        before: FileRecord | None,
+        content: bytes,
+        newest: datetime.datetime | None,
+    ) -> None:
         record.sha256 = sha256(content)
-        if not self._rewrite and before is not None and before.sha256 == record.sha256:
-            self._keep_files(record.name)
-            return
+        if before is not None and before.sha256 == record.sha256:
+            # Its old bytes (a --full build rewrites them): nothing new to fetch.
+            record.lastmod = before.lastmod
+            if not self._rewrite:
+                self._keep_files(record.name)
+                return
+        elif newest is not None:
+            previous = None if before is None else before.lastmod_value()
+            record.lastmod = changed_lastmod(newest, before is not None, previous, self._started)
         self._write(record.name, content)
         if self._gzip:
             self._write(record.name + ".gz", gzip_file(content))

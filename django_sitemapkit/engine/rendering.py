@@ -25,7 +25,7 @@ from django_sitemapkit.engine.emptysite import empty_site_pieces
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.sections import page_figures
+from django_sitemapkit.engine.sections import listing, page_figures
 from django_sitemapkit.engine.sections import render_page as render_section_page
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
@@ -261,7 +261,7 @@ def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
     a row has none, as contrib's index)."""
     context = make_context(base_url, sitemaps.name)
     for sitemap in sitemaps:
-        for figures in page_figures(sitemap, context):
+        for figures in listing(sitemap, context, page_figures(sitemap, context)):
             yield IndexEntry(sitemap.name, figures.number, figures.newest)
 
 

@@ -83,24 +83,35 @@ def fingerprints_reliable(sitemap: Sitemap) -> bool:
 
 
 def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
-    """Every page of ``sitemap`` that lists a URL, with its figures, in number order.
+    """Every non-empty page of ``sitemap`` with its figures, in number order.
 
     The one source of a page's index ``<lastmod>``, for the live index and
     builds alike (see PageFigures). A model section with a lastmod field is
     counted and dated in SQL, in one scan, without an instance per row: a row
-    a render would skip for a bad value dates its page all the same. Each page
-    counted so is probed for its first entry (``lists_an_entry``), so the index
-    never names a page whose every item is skipped (it would answer 404).
+    a render would skip for a bad value dates its page all the same.
     """
     if isinstance(sitemap, ModelSitemap):
         figures = rows.keyset_pages(sitemap).figures(context.tz)
         if sitemap.defines_lastmod():
             figures = _dated_by_method(sitemap, figures, context.tz)
-        listing = pages_listing(sitemap, context, [f.number for f in figures])
-        return [f for f in figures if f.number in listing]
+        return figures
     if isinstance(sitemap, ContribUrlsSection):
         return _rendered_figures(sitemap, context)
-    figures = lists.page_figures(sitemap, context)
+    return lists.page_figures(sitemap, context)
+
+
+def listing(
+    sitemap: Sitemap, context: RenderContext, figures: list[PageFigures]
+) -> list[PageFigures]:
+    """The pages of ``figures`` that list a URL: what the index names.
+
+    A page counted without rendering it is probed for its first entry
+    (``lists_an_entry``), so the index never names a page whose every item is
+    skipped (it would answer 404); a build learns that from rendering it.
+    """
+    if isinstance(sitemap, ModelSitemap):
+        numbers = pages_listing(sitemap, context, [f.number for f in figures])
+        return [f for f in figures if f.number in numbers]
     pages = {f.number: lists.queryset_page(sitemap, f.number) for f in figures}
     if not figures or None in pages.values():
         return figures  # a list's pages are cut by rendering each entry: each lists one

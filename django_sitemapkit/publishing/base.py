@@ -40,12 +40,15 @@ class FileRecord:
     sha256: str
     size: int
     urls: int
-    # The lastmod the index announces for this page (ISO 8601, aware).
+    # The file's Last-Modified (ISO 8601, aware): later whenever its bytes change.
     lastmod: str | None
     skipped: int = 0
-    # Row count and newest row lastmod when the page was rendered: while they
-    # stay the same, an incremental build keeps the page as published.
+    # The page's figures when it was rendered: while they stay the same, an
+    # incremental build keeps the page as published.
     fingerprint: str | None = None
+    # The lastmod the index announces for this page: its figures' newest (see
+    # engine.sections.page_figures), as the live index announces it.
+    index_lastmod: str | None = None
 
     @property
     def name(self) -> str:
@@ -53,6 +56,13 @@ class FileRecord:
 
     def lastmod_value(self) -> datetime.datetime | None:
         return None if self.lastmod is None else datetime.datetime.fromisoformat(self.lastmod)
+
+    def index_lastmod_value(self) -> datetime.date | datetime.datetime | None:
+        if self.index_lastmod is None:
+            return None
+        if len(self.index_lastmod) == len("YYYY-MM-DD"):
+            return datetime.date.fromisoformat(self.index_lastmod)
+        return datetime.datetime.fromisoformat(self.index_lastmod)
 
 
 @dataclass

@@ -47,9 +47,9 @@ def test_a_queryset_is_cut_by_count_in_key_order(
 ) -> None:
     sitemapkit.register(section="entries")(Unordered)
     sitemap = sitemaps["entries"]
-    summaries = lists.page_summaries(sitemap, context)
+    summaries = lists.page_figures(sitemap, context)
     assert [(s.number, s.count) for s in summaries] == [(1, 4), (2, 4), (3, 2)]
-    assert [s.lastmod for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
+    assert [s.newest for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
     pages = [[obj.slug for _key, obj in lists.page_items(sitemap, n, context)] for n in (1, 2, 3)]
     assert pages == [["e0", "e1", "e2", "e3"], ["e4", "e5", "e6", "e7"], ["e8", "e9"]]
     with pytest.raises(PageNotFound):
@@ -68,8 +68,8 @@ def test_a_generic_sitemaps_date_field_dates_pages_in_sql(
     generic.limit = 4
     sitemapkit.register(sitemap_class=generic, section="generic")
     with django_assert_num_queries(4):  # the count, then one aggregate a page
-        summaries = lists.page_summaries(sitemaps["generic"], context)
-    assert [s.lastmod for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
+        summaries = lists.page_figures(sitemaps["generic"], context)
+    assert [s.newest for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
 
 
 class Pages(sitemapkit.Sitemap):
