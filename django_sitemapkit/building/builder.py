@@ -279,7 +279,11 @@ class Builder:
         result.removed = (
             [] if previous is None else [n for n in previous.files() if n not in current]
         )
-        if not (self.full or result.written or result.removed) and _same_index(previous, manifest):
+        same = previous is not None and (previous.index_sha256, previous.stylesheet_sha256) == (
+            manifest.index_sha256,
+            manifest.stylesheet_sha256,
+        )
+        if same and not (self.full or result.written or result.removed):
             result.unchanged += len(files)
             if transaction is not None:
                 transaction.abort()  # nothing changed: keep the published set as it is
@@ -325,14 +329,6 @@ class Builder:
         )
 
 
-def _same_index(previous: Manifest | None, manifest: Manifest) -> bool:
-    return (
-        previous is not None
-        and previous.index_sha256 == manifest.index_sha256
-        and previous.stylesheet_sha256 == manifest.stylesheet_sha256
-    )
-
-
 def config_fingerprint(sitemap: Sitemap) -> str:
     """A short digest of what shapes a section's files besides its rows.
 
@@ -355,10 +351,7 @@ def _config_parts(sitemap: Sitemap) -> Iterator[str]:
     yield f"{cls.__module__}.{cls.__qualname__}"
     conf = get_settings()
     yield f"strip={sorted(conf.STRIP_QUERY_PARAMS)!r} stylesheet={conf.STYLESHEET!r}"
-    for name in sorted(dir(sitemap)):
-        value = _public_value(sitemap, name)
-        if value is not _NO_VALUE:
-            yield f"{name}={_stable_repr(value)}"
+    yield from _attributes(sitemap)
     for klass in cls.__mro__:
         if klass.__module__.startswith(_OWN_MODULE_PREFIX) or klass is object:
             continue
@@ -375,20 +368,15 @@ def _config_parts(sitemap: Sitemap) -> Iterator[str]:
             yield _source(getattr(model, "get_absolute_url", None))
 
 
-_NO_VALUE = object()
-
-
-def _public_value(sitemap: Sitemap, name: str) -> Any:
-    """A public, non-method attribute's value; ``_NO_VALUE`` for anything else."""
-    if name.startswith("_"):
-        return _NO_VALUE
-    try:
-        value = getattr(sitemap, name)
-    except Exception:
-        return _NO_VALUE
-    if inspect.ismethod(value) or inspect.isfunction(value) or isinstance(value, type):
-        return _NO_VALUE
-    return value
+def _attributes(sitemap: Sitemap) -> Iterator[str]:
+    """``name=repr(value)`` of each public, non-method attribute, in name order."""
+    for name in sorted(n for n in dir(sitemap) if not n.startswith("_")):
+        try:
+            value = getattr(sitemap, name)
+        except Exception:
+            continue
+        if not (inspect.ismethod(value) or inspect.isfunction(value) or isinstance(value, type)):
+            yield f"{name}={_stable_repr(value)}"
 
 
 def _stable_repr(value: Any) -> str:

@@ -45,8 +45,7 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class BuildResult:
-    # Sections whose pages this build rendered or checked, and sections whose
-    # published files it kept without looking (those --section left out).
+    # Sections built, and sections whose published files were kept (left out by --section).
     sections: int = 0
     sections_kept: int = 0
     written: list[str] = field(default_factory=list)
@@ -54,9 +53,9 @@ class BuildResult:
     removed: list[str] = field(default_factory=list)
     urls: int = 0
     skipped: int = 0
-    # Entries of the pages rendered listed without their lastmod, which could not be written.
+    # Entries listed without their unwritable lastmod; images left out (past 1,000 per URL,
+    # or not URLs).
     lastmods_dropped: int = 0
-    # Images left out of the pages rendered (past 1,000 per URL, or not URLs).
     images_dropped: int = 0
     # Bytes of the files rendered, and of the files written (.gz included).
     bytes: int = 0
@@ -67,11 +66,9 @@ class BuildResult:
     cleaned: int = 0
     # Why a build asked for some sections rebuilt every one, if it did.
     every_section_because: str | None = None
-    # Sections built besides those asked for, because the last build published
-    # no page of theirs (registered since, or empty then), that have pages now.
+    # Sections built unasked, as the last build published no page of theirs, with pages now.
     first_published: list[str] = field(default_factory=list)
-    # Sections rendered again whole because their sitemap class, URL patterns
-    # or output settings changed since the last build.
+    # Sections rendered again whole: their class, URL patterns or output settings changed.
     reconfigured: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -99,14 +96,9 @@ def sha256(content: bytes) -> str:
 
 
 def resiliently(read: Callable[[], T]) -> T:
-    """``read()``, again on fresh connections if the database dropped ours.
-
-    Long builds meet servers and proxies that close idle or long-lived
-    connections. Each page, and the scan that lists the pages, is a read of
-    its own, so it can simply be done again -- unless a transaction is open,
-    whose work a reconnect would lose: then the error propagates and the
-    build fails without publishing.
-    """
+    """``read()``, again on fresh connections if the database dropped ours (long builds meet
+    servers that close long-lived connections), unless a transaction is open, whose work a
+    reconnect would lose: then the build fails without publishing."""
     try:
         return read()
     except (OperationalError, InterfaceError):

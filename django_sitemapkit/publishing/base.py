@@ -193,12 +193,8 @@ class Publisher(Protocol):
 def write_index_and_manifest(
     write: Callable[[str, bytes], None], index: Mapping[str, bytes], manifest: Manifest
 ) -> None:
-    """The last writes of a build, made once every page is written: the index, then the manifest.
-
-    Every transaction's ``publish()`` starts here, so that no storage can
-    hold an index naming a page not yet written, or a manifest describing a
-    file not yet written (the next build trusts every file a manifest lists).
-    """
+    """The last writes of a build, once every page is written: the index, then the manifest.
+    Every transaction's ``publish()`` starts here (see the module's docstring)."""
     for name, data in index.items():
         write(name, data)
     write(MANIFEST_NAME, manifest.to_json())
@@ -212,12 +208,8 @@ def wait_for_lock(
     poll: float,
     description: str,
 ) -> None:
-    """Call ``acquire`` until it returns True, for up to ``wait`` seconds.
-
-    Raises BuildLocked, naming whoever ``holder`` says holds the lock, when
-    the time is up. ``acquire`` is tried at least once, so ``wait=0`` means
-    "do not wait".
-    """
+    """Call ``acquire`` until it returns True, at least once and for up to ``wait`` seconds;
+    then raise BuildLocked, naming whoever ``holder`` says holds the lock."""
     deadline = time.monotonic() + wait
     while not acquire():
         if time.monotonic() >= deadline:
