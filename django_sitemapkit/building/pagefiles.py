@@ -7,7 +7,6 @@ change was a deletion, which no ``updated_at`` shows.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import hashlib
 from collections.abc import Callable, Sequence
@@ -17,11 +16,11 @@ from typing import Any
 from django_sitemapkit.building.result import BuildResult
 from django_sitemapkit.engine.filenames import page_filename
 from django_sitemapkit.engine.keyranges import PageFigures
+from django_sitemapkit.engine.rendering import gzipped
 from django_sitemapkit.engine.sections import RenderedPage
-from django_sitemapkit.protocol.deflate import Piece, compress_pieces, gzip_member
-from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
-from django_sitemapkit.publishing.base import Reuse, Transaction
-from django_sitemapkit.publishing.manifest import FileRecord, PageLayout
+from django_sitemapkit.protocol.deflate import Piece
+from django_sitemapkit.publishing.base import Transaction
+from django_sitemapkit.publishing.manifest import FileRecord
 
 
 def sha256(*pieces: Piece) -> str:
@@ -63,9 +62,9 @@ class BackgroundWork:
         self._fill_in_pending()
         self._pending = (record, self._pool.submit(sha256, *pieces))
 
-    def compress(self, pieces: Sequence[Piece]) -> Future[list[bytes]]:
-        """Each piece's compressed bytes (``compress_pieces``), on the worker."""
-        return self._pool.submit(compress_pieces, pieces)
+    def compress(self, content: bytes) -> Future[bytes]:
+        """``content`` gzipped, on the worker."""
+        return self._pool.submit(gzipped, content)
 
     def wait(self) -> None:
         """Every record given so far has its digest, and every write is done."""
@@ -116,7 +115,7 @@ class PageFiles:
         # Pages whose digest comes later, to compare with their published one.
         self._awaiting_digest: list[tuple[FileRecord, FileRecord]] = []
         # The page whose .gz is being compressed: written when it is done.
-        self._compressing: tuple[FileRecord, str, RenderedPage, Future[list[bytes]]] | None = None
+        self._compressing: tuple[str, Future[bytes]] | None = None
 
     def keep_files(self, record: FileRecord) -> None:
         """Keep the published files of ``record``'s page (and its ``.gz``, if this build has them)."""
@@ -144,18 +143,14 @@ class PageFiles:
         ``figures``: the page's, whose ``newest`` the index announces (None: a
         page split off while rendering, dated by its render until the next build).
         """
-        # A full build writes every page and a spliced page's bytes changed
-        # unless its digest is known: their digests are only for the
+        # A full build writes every page: its digests are only for the
         # manifest, and are worked out while the build goes on.
-        defer_digest = page.digest is None and (self._full or bool(page.reused))
-        digest = page.digest or ("" if defer_digest else sha256(*page.pieces))
+        defer_digest = self._full
+        digest = "" if defer_digest else sha256(page.content)
         same_bytes = before is not None and before.sha256 == digest
         unchanged = same_bytes and not self._full and (self._old_gzip or not self._gzip)
         self._finish_compressing()
-        compressed: Sequence[Piece] = []
-        compressing = not unchanged and self._gzip and page.compressed is None
-        if not unchanged and self._gzip and page.compressed is not None:
-            compressed = page.compressed
+        compressing = not unchanged and self._gzip
         record = FileRecord(
             section=section,
             number=number,
@@ -168,10 +163,9 @@ class PageFiles:
             # summary counted: render it again next time.
             fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
             index_lastmod=index_lastmod(figures) if figures else self._render_index_lastmod(page),
-            layout=page_layout(page, compressed, kept=before if unchanged else None),
         )
         if defer_digest:
-            self._background.fill_in(record, page.pieces)
+            self._background.fill_in(record, [page.content])
             if before is not None:
                 self._awaiting_digest.append((record, before))
         name = page_filename(section, number)
@@ -179,11 +173,11 @@ class PageFiles:
             assert before is not None
             self.keep_files(before)
         elif compressing:
-            self._write(name, page.pieces, page.reused)
-            future = self._background.compress(page.pieces)
-            self._compressing = (record, name, page, future)
+            self._write(name, [page.content])
+            future = self._background.compress(page.content)
+            self._compressing = (name, future)
         else:
-            self._write_page(name, page, compressed)
+            self._write(name, [page.content])
         self._count(page)
         return record
 
@@ -191,14 +185,9 @@ class PageFiles:
         """Write the .gz of the page being compressed, once its bytes are there."""
         if self._compressing is None:
             return
-        record, name, page, future = self._compressing
+        name, future = self._compressing
         self._compressing = None
-        compressed = future.result()
-        if record.layout is not None:
-            record.layout = dataclasses.replace(
-                record.layout, gz_sizes=[len(piece) for piece in compressed]
-            )
-        self._write_gzip(name, page, compressed)
+        self._write(name + ".gz", [future.result()])
 
     def settle(self) -> None:
         """Every page recorded so far is written and has its digest, and its old lastmod if its
@@ -217,22 +206,11 @@ class PageFiles:
         if self._transaction is not None:
             self._background.write(self._transaction.keep, name)
 
-    def _write(self, name: str, data: Sequence[Piece], reused: dict[int, int]) -> None:
+    def _write(self, name: str, data: Sequence[Piece]) -> None:
         self._result.written.append(name)
         self._result.bytes_written += sum(map(len, data))
         if self._transaction is not None:
-            reuse = Reuse(name, reused) if reused else None
-            self._background.write(self._transaction.write, name, data, reuse)
-
-    def _write_page(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
-        self._write(name, page.pieces, page.reused)
-        if self._gzip:
-            self._write_gzip(name, page, compressed)
-
-    def _write_gzip(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
-        # gzip_member puts the gzip header before the pieces.
-        reused_gz = {index + 1: offset for index, offset in page.reused_gz.items()}
-        self._write(name + ".gz", gzip_member(page.pieces, compressed), reused_gz)
+            self._background.write(self._transaction.write, name, data, None)
 
     def _count(self, page: RenderedPage) -> None:
         self._result.urls += page.url_count
@@ -283,24 +261,3 @@ def changed_lastmod(
     if previous is None:
         return started.isoformat()
     return max(started, previous + datetime.timedelta(seconds=1)).isoformat()
-
-
-def page_layout(
-    page: RenderedPage, compressed: Sequence[Piece], *, kept: FileRecord | None
-) -> PageLayout | None:
-    """The pieces of the page's files; ``kept``: the record whose files are kept instead."""
-    layout = PageLayout(
-        segment_entries=SEGMENT_ENTRIES,
-        # The rows just read, even for kept bytes: the same bytes may come
-        # from other rows (keys) than last time.
-        cuts=[str(key) for key in page.segment_cuts],
-        skips=list(page.segment_skips),
-        sizes=[len(piece) for piece in page.pieces],
-        gz_sizes=[len(piece) for piece in compressed],
-    )
-    if kept is None:
-        return layout
-    # A kept .gz is the old file: only the old layout knows its pieces.
-    if kept.layout is None or kept.layout.sizes != layout.sizes:
-        return None
-    return dataclasses.replace(layout, gz_sizes=kept.layout.gz_sizes)

@@ -67,7 +67,7 @@ def render_section(
                 skipped(page.skipped)
                 continue
             overflowed = overflowed or page.overflowed
-            if page.pages_changed:
+            if page.pages_recut:
                 pages_changed(sitemap.name)
             yield number, page
             # Not held while the next page renders: a page is megabytes.

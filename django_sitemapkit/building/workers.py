@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import multiprocessing
 import os
 import queue
@@ -40,7 +39,6 @@ from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import Sections
 from django_sitemapkit.engine.sections import RenderedPage
-from django_sitemapkit.protocol.deflate import compress_pieces
 from django_sitemapkit.sitemaps import Sitemap
 
 # Rows to render below which a worker costs more (forking, connecting) than it saves.
@@ -129,11 +127,10 @@ class PageWorker:
                 raise WorkerFailed(f"The build's worker process failed:\n{value}")
             if kind == "missing":
                 return index, PageNotFound(index, skipped=value)
-            pieces = [self._conn.recv_bytes() for _ in range(value.pieces_count)]
-            compressed = [self._conn.recv_bytes() for _ in range(value.compressed_count)]
+            content = self._conn.recv_bytes()
         except (EOFError, OSError) as exc:
             raise WorkerFailed(f"The build's worker process ended: {exc!r}") from exc
-        page = dataclasses.replace(value.page, pieces=pieces, compressed=compressed or None)
+        page = dataclasses.replace(value, content=content)
         return index, page
 
     def close(self) -> None:
@@ -197,15 +194,6 @@ def render_shared(
         del page
 
 
-@dataclasses.dataclass
-class _Header:
-    """A rendered page without its bytes, which follow it down the pipe piece by piece."""
-
-    page: RenderedPage
-    pieces_count: int
-    compressed_count: int
-
-
 def _serve(
     conn: Connection,
     builds_end: Connection,
@@ -249,14 +237,6 @@ def _take_first(lock: Any, ends: Any) -> int | None:
 
 def _rendered(sitemap: Sitemap, number: int, context: RenderContext, gzip: bool) -> Any:
     [(_, page)] = rendered_one_by_one(sitemap, context, [number])
-    if isinstance(page, RenderedPage):
-        # What the build would do with the page on its own core, done on this one.
-        digest = hashlib.sha256()
-        for piece in page.pieces:
-            digest.update(piece)
-        page.digest = digest.hexdigest()
-        if gzip:
-            page.compressed = compress_pieces(page.pieces)
     return page
 
 
@@ -279,8 +259,6 @@ def _send_each(conn: Connection, outbox: queue.Queue[Any]) -> None:
             if isinstance(page, PageNotFound):
                 conn.send(("missing", index, page.skipped))
                 continue
-            compressed = list(page.compressed or [])
-            header = dataclasses.replace(page, pieces=[], compressed=None)
-            conn.send(("page", index, _Header(header, len(page.pieces), len(compressed))))
-            for piece in [*page.pieces, *compressed]:
-                conn.send_bytes(piece)
+            # The bytes follow the page down the pipe, without a pickled copy.
+            conn.send(("page", index, dataclasses.replace(page, content=b"")))
+            conn.send_bytes(page.content)

@@ -8,10 +8,11 @@ written by the build are the same bytes.
 from __future__ import annotations
 
 import datetime
+import gzip
 import hashlib
 import logging
 import posixpath
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
@@ -28,7 +29,6 @@ from django_sitemapkit.engine.sections import listing, page_figures
 from django_sitemapkit.engine.sections import render_page as render_section_page
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
-from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.locations import LocationBuilder
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
@@ -84,6 +84,9 @@ URL_NAMESPACE = "sitemapkit"
 
 logger = logging.getLogger("django_sitemapkit")
 
+# gzip level 6: zlib's default, the usual balance for files fetched often.
+GZIP_LEVEL = 6
+
 
 class SectionNotFound(LookupError):
     """No section of that name is registered."""
@@ -95,36 +98,19 @@ class RenderedFile:
     last_modified: datetime.datetime | None
     url_count: int = 0
     skipped: int = 0
-    # The sizes of the writer's pieces (head, segments, tail) that make up
-    # ``content``: its .gz compresses them one by one, as a build does.
-    piece_sizes: tuple[int, ...] = ()
 
     @cached_property
     def etag(self) -> str:
         return f'"{hashlib.sha256(self.content).hexdigest()[:32]}"'
 
     def gzipped(self) -> RenderedFile:
-        """The same file as raw gzip, byte for byte what a build writes."""
-        data = gzip_pieces(split_pieces(self.content, self.piece_sizes))
-        return RenderedFile(data, self.last_modified, self.url_count, self.skipped)
+        """The same file as gzip, byte for byte what a build writes."""
+        return RenderedFile(gzipped(self.content), self.last_modified, self.url_count, self.skipped)
 
 
-def split_pieces(content: Piece, sizes: Sequence[int]) -> list[Piece]:
-    """``content`` cut back into pieces of ``sizes`` (one piece when none are given).
-
-    The pieces are views into ``content``, not copies: a spliced page's old
-    file is several megabytes, of which a build copies only the bytes it changes.
-    """
-    if not sizes:
-        return [content]
-    view = memoryview(content)
-    pieces: list[Piece] = []
-    offset = 0
-    for size in sizes:
-        pieces.append(view[offset : offset + size])
-        offset += size
-    assert offset == len(content), "piece sizes do not add up to the file"
-    return pieces
+def gzipped(content: bytes) -> bytes:
+    """``content`` as a ``.gz`` file: reproducible, no timestamp in its header."""
+    return gzip.compress(content, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def site_time_zone() -> datetime.tzinfo:
@@ -200,14 +186,13 @@ def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections)
         raise SectionNotFound(section)
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
         page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
-    if page.pages_changed:
+    if page.pages_recut:
         sitemaps.pages_changed(section)
     return RenderedFile(
         page.content,
         page.lastmod if page.every_entry_dated else None,
         page.url_count,
         page.skipped,
-        piece_sizes=tuple(map(len, page.pieces)),
     )
 
 
@@ -258,13 +243,7 @@ def write_index(
     if writer.count == 0:
         raise PageNotFound(0)
     last_modified = None if newest is None or undated else to_aware(newest, tz)
-    pieces = writer.pieces()
-    return RenderedFile(
-        b"".join(pieces),
-        last_modified,
-        url_count=writer.count,
-        piece_sizes=tuple(map(len, pieces)),
-    )
+    return RenderedFile(b"".join(writer.pieces()), last_modified, url_count=writer.count)
 
 
 def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
@@ -291,4 +270,4 @@ def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> Rendere
     """``/sitemap.xml`` while no section has a URL (see emptysite.py)."""
     directory = index_path(namespace).rpartition("/")[0] + "/"  # all it may list is under it
     pieces = empty_site_pieces(base_url + directory, stylesheet_href(namespace))
-    return RenderedFile(b"".join(pieces), None, url_count=1, piece_sizes=tuple(map(len, pieces)))
+    return RenderedFile(b"".join(pieces), None, url_count=1)

@@ -5,19 +5,16 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import gzip
-import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, page_layout, sha256
+from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, sha256
 from django_sitemapkit.building.result import BuildResult
 from django_sitemapkit.engine.rendering import render_index
 from django_sitemapkit.engine.sections import RenderedPage
-from django_sitemapkit.protocol.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE
-from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
-from django_sitemapkit.publishing.manifest import FileRecord, PageLayout
+from django_sitemapkit.publishing.manifest import FileRecord
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.sites import site as default_site
 from tests.building.builds import EDITED, T0, build, published
@@ -101,7 +98,7 @@ def test_unchanged_files_are_hard_links(site: Any, build_dir: Path) -> None:
 
 
 def rendered(*pieces: bytes, lastmod: datetime.datetime | None = None) -> RenderedPage:
-    return RenderedPage(list(pieces), 1, 0, lastmod, segment_skips=[0])
+    return RenderedPage(b"".join(pieces), 1, 0, lastmod)
 
 
 def test_background_digests_are_filled_in_by_wait() -> None:
@@ -113,20 +110,6 @@ def test_background_digests_are_filled_in_by_wait() -> None:
     assert [record.sha256 for record in records] == [sha256(b"<head>one"), sha256(b"two")]
 
 
-def test_a_kept_pages_layout_has_the_old_gz_pieces() -> None:
-    page = rendered(b"<urlset>", b"<url/>", b"</urlset>")
-    old = PageLayout(SEGMENT_ENTRIES, [], [0], [8, 6, 9], [10, 3, 4])
-    layout = page_layout(page, [], kept=FileRecord("s", 1, "x", 23, 1, None, layout=old))
-    assert layout is not None
-    assert (layout.sizes, layout.gz_sizes) == ([8, 6, 9], [10, 3, 4])
-    other = dataclasses.replace(old, sizes=[8, 7, 8])
-    assert page_layout(page, [], kept=FileRecord("s", 1, "x", 23, 1, None, layout=other)) is None
-    assert page_layout(page, [b"z"], kept=None) == PageLayout(
-        SEGMENT_ENTRIES, [], [0], [8, 6, 9], [1]
-    )
-
-
-# An entry with a lastmod: only a page whose every entry has one is dated by it.
 DATED_URL = b"<url><lastmod>1</lastmod></url>"
 
 
@@ -201,7 +184,7 @@ def record_all(transaction: Recording | None) -> tuple[BuildResult, list[FileRec
     return result, records
 
 
-def test_every_gz_is_its_pages_bytes_and_its_layout_has_the_gz_pieces() -> None:
+def test_every_gz_is_its_pages_bytes() -> None:
     transaction = Recording()
     result, records = record_all(transaction)
     names = [f"sitemap-s-{number}.xml" for number in range(1, 5)]
@@ -212,17 +195,6 @@ def test_every_gz_is_its_pages_bytes_and_its_layout_has_the_gz_pieces() -> None:
         xml, gz = transaction.files[name], transaction.files[name + ".gz"]
         assert xml == page.content
         assert gzip.decompress(gz) == xml
-        assert record.layout is not None
-        assert record.layout.sizes == [len(piece) for piece in page.pieces]
-        assert len(record.layout.gz_sizes) == len(page.pieces)
-        assert len(GZIP_HEADER) + sum(record.layout.gz_sizes) + GZIP_TRAILER_SIZE == len(gz)
-        # Each compressed piece is where the layout says: it inflates on its own.
-        offset = len(GZIP_HEADER)
-        inflated = b""
-        for size in record.layout.gz_sizes:
-            inflated += zlib.decompressobj(-zlib.MAX_WBITS).decompress(gz[offset : offset + size])
-            offset += size
-        assert inflated == xml
         assert record.sha256 == sha256(xml)
     assert result.bytes_written == sum(map(len, transaction.files.values()))
 
@@ -251,4 +223,4 @@ def test_a_dry_run_counts_the_files_a_build_writes() -> None:
         built.bytes,
         built.bytes_written,
     )
-    assert [r.layout for r in dry_records] == [r.layout for r in built_records]
+    assert [r.urls for r in dry_records] == [r.urls for r in built_records]
