@@ -36,7 +36,7 @@ from django_sitemapkit.engine.rendering import (
     Sections,
     SiteSections,
     empty_site_file,
-    gzip_file,
+    gzipped,
     make_context,
     stylesheet_href,
     write_index,
@@ -273,7 +273,7 @@ class Builder:
         manifest.index_lastmod = self._index_file_lastmod(index, previous, manifest.index_sha256)
         files = {INDEX_NAME: index.content}
         if manifest.gzip:
-            files[INDEX_NAME + ".gz"] = gzip_file(index.content)
+            files[INDEX_NAME + ".gz"] = gzipped(index.content)
         result.bytes += len(index.content)
         current = set(manifest.files())
         result.removed = (

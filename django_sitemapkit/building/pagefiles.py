@@ -24,7 +24,7 @@ from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.keyranges import PageFigures
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rendering import Sections, gzip_file
+from django_sitemapkit.engine.rendering import Sections, gzipped
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.publishing.base import FileRecord, Transaction
 from django_sitemapkit.sitemaps import Sitemap
@@ -135,7 +135,7 @@ def render_section(
                 skipped(exc.skipped)
                 continue
             overflowed = overflowed or page.overflowed
-            if page.pages_changed:
+            if page.pages_recut:
                 pages_changed(sitemap.name)
             yield number, page
             # Not held while the next page renders: a page is megabytes.
@@ -366,7 +366,7 @@ class PageFiles:
             record.lastmod = changed_lastmod(newest, before is not None, previous, self._started)
         self._write(record.name, content)
         if self._gzip:
-            self._write(record.name + ".gz", gzip_file(content))
+            self._write(record.name + ".gz", gzipped(content))
 
     def _keep_files(self, name: str) -> None:
         names = [name, name + ".gz"] if self._gzip else [name]

@@ -84,6 +84,9 @@ URL_NAMESPACE = "sitemapkit"
 
 logger = logging.getLogger("django_sitemapkit")
 
+# gzip level 6: zlib's default, the usual balance for files fetched often.
+GZIP_LEVEL = 6
+
 
 class SectionNotFound(LookupError):
     """No section of that name is registered."""
@@ -95,25 +98,19 @@ class RenderedFile:
     last_modified: datetime.datetime | None
     url_count: int = 0
     skipped: int = 0
-    # The sizes of the writer's pieces (head, segments, tail) that make up
-    # ``content``: its .gz compresses them one by one, as a build does.
-    piece_sizes: tuple[int, ...] = ()
 
     @cached_property
     def etag(self) -> str:
         return f'"{hashlib.sha256(self.content).hexdigest()[:32]}"'
 
     def gzipped(self) -> RenderedFile:
-        """The same file as raw gzip, byte for byte what a build writes."""
-        return RenderedFile(
-            gzip_file(self.content), self.last_modified, self.url_count, self.skipped
-        )
+        """The same file as gzip, byte for byte what a build writes."""
+        return RenderedFile(gzipped(self.content), self.last_modified, self.url_count, self.skipped)
 
 
-def gzip_file(content: bytes) -> bytes:
-    """The ``.gz`` of a file: one gzip member without a timestamp, so that its bytes depend on
-    nothing but ``content`` (level 6: zlib's default, the usual balance for files fetched often)."""
-    return gzip.compress(content, compresslevel=6, mtime=0)
+def gzipped(content: bytes) -> bytes:
+    """``content`` as a ``.gz`` file: reproducible, no timestamp in its header."""
+    return gzip.compress(content, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def site_time_zone() -> datetime.tzinfo:
@@ -189,14 +186,13 @@ def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections)
         raise SectionNotFound(section)
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
         page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
-    if page.pages_changed:
+    if page.pages_recut:
         sitemaps.pages_changed(section)
     return RenderedFile(
         page.content,
         page.lastmod if page.every_entry_dated else None,
         page.url_count,
         page.skipped,
-        piece_sizes=tuple(map(len, page.pieces)),
     )
 
 
@@ -247,13 +243,7 @@ def write_index(
     if writer.count == 0:
         raise PageNotFound(0)
     last_modified = None if newest is None or undated else to_aware(newest, tz)
-    pieces = writer.pieces()
-    return RenderedFile(
-        b"".join(pieces),
-        last_modified,
-        url_count=writer.count,
-        piece_sizes=tuple(map(len, pieces)),
-    )
+    return RenderedFile(b"".join(writer.pieces()), last_modified, url_count=writer.count)
 
 
 def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
@@ -280,4 +270,4 @@ def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> Rendere
     """``/sitemap.xml`` while no section has a URL (see emptysite.py)."""
     directory = index_path(namespace).rpartition("/")[0] + "/"  # all it may list is under it
     pieces = empty_site_pieces(base_url + directory, stylesheet_href(namespace))
-    return RenderedFile(b"".join(pieces), None, url_count=1, piece_sizes=tuple(map(len, pieces)))
+    return RenderedFile(b"".join(pieces), None, url_count=1)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django_sitemapkit.compat import ContribUrlsSection
@@ -33,9 +33,7 @@ logger = logging.getLogger("django_sitemapkit")
 
 @dataclass
 class RenderedPage:
-    # The file in its writer's pieces (head, segments, tail): a build hashes,
-    # compresses and writes them without ever holding a joined copy.
-    pieces: Sequence[bytes]
+    content: bytes
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
@@ -43,23 +41,15 @@ class RenderedPage:
     overflowed: bool = False
     # The section's recorded pages changed meanwhile (this split or another
     # process's): what lists them, the index, is out of date.
-    pages_changed: bool = False
-    # The key of the last row of each segment but the last, and the rows
-    # skipped within each segment (see writer.py).
-    segment_cuts: list[Any] = field(default_factory=list)
-    segment_skips: list[int] = field(default_factory=list)
+    pages_recut: bool = False
     # Entries listed without their lastmod, which could not be written.
     lastmods_dropped: int = 0
     # Images left out: past Google's 1,000 per URL, or not URLs.
     images_dropped: int = 0
 
     @property
-    def content(self) -> bytes:
-        return b"".join(self.pieces)
-
-    @property
     def size(self) -> int:
-        return sum(map(len, self.pieces))
+        return len(self.content)
 
     @property
     def every_entry_dated(self) -> bool:
@@ -69,7 +59,7 @@ class RenderedPage:
         entry comes or changes, and a client asking If-Modified-Since would
         keep a copy it does not have (contrib sends no Last-Modified then too).
         """
-        dated = sum(bytes(piece).count(b"<lastmod>") for piece in self.pieces)
+        dated = self.content.count(b"<lastmod>")
         return self.lastmod is not None and dated == self.url_count
 
 
@@ -235,9 +225,9 @@ def render_page(
     factory = entry_factory(sitemap, context)
     writer = new_writer(sitemap, context.stylesheet)
     newest, overflow_key = write_page(sitemap, number, context, factory, writer, span)
-    pages_changed = False
+    pages_recut = False
     if overflow_key is not None and span is None and isinstance(sitemap, ModelSitemap):
-        pages_changed = rows.keyset_pages(sitemap).split(number, overflow_key)
+        pages_recut = rows.keyset_pages(sitemap).split(number, overflow_key)
     elif overflow_key is not None and span is None:
         # A QuerySet's page is a fixed slice: what does not fit has no file.
         logger.error(
@@ -251,14 +241,12 @@ def render_page(
         # An empty <urlset> is invalid against the schema: nothing to serve.
         raise PageNotFound(number, skipped=factory.skipped)
     return RenderedPage(
-        writer.pieces(),
+        b"".join(writer.pieces()),
         writer.count,
         factory.skipped,
         None if newest is None else to_aware(newest, context.tz),
         overflow_key is not None,
-        pages_changed,
-        segment_cuts=writer.segment_cuts,
-        segment_skips=writer.segment_skips,
+        pages_recut,
         lastmods_dropped=factory.lastmods_dropped,
         images_dropped=factory.extensions.images_dropped,
     )
