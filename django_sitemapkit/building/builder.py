@@ -51,13 +51,8 @@ from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, one_site, rendering_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap, UrlName
 
-# What other modules import from here, wherever it is defined.
-__all__ = [
-    "BuildError",
-    "BuildResult",
-    "Builder",
-    "Progress",
-]
+# Defined in pagefiles.py, imported from here.
+__all__ = ["BuildError", "BuildResult", "Builder", "Progress"]
 
 # Classes of this package: their code is the package version's, not the project's.
 _OWN_MODULE_PREFIX = "django_sitemapkit."

@@ -147,12 +147,8 @@ def render_section(
 
 
 class SectionPages:
-    """The pages of the sections a build renders, each kept or rendered again.
-
-    Made once per build, it lists the pages of every section to build
-    (``selected``, or every one when empty) before any page is built: their
-    number is the progress total.
-    """
+    """The pages of the sections a build renders (``selected``, or every one), each kept or
+    rendered again; all are listed before the first is built, for the progress total."""
 
     def __init__(
         self,
@@ -247,15 +243,10 @@ def changed_lastmod(
     previous: datetime.datetime | None,
     started: datetime.datetime,
 ) -> str:
-    """The Last-Modified of a file whose bytes changed: later than any announced for its old bytes.
-
-    ``newest`` is its newest entry's lastmod; ``published``: a file of its
-    name was published before, announced with ``previous``. When the bytes
-    changed but no row says so (a deletion, an edited location) or the old
-    file announced none, the build's own time; a second after ``previous`` at
-    least, since that time is whole seconds and a build may follow another
-    within one. A client holding the old bytes must never be told they are current.
-    """
+    """The Last-Modified of a file whose bytes changed (``newest``: its newest entry's lastmod;
+    ``previous``: what its old bytes announced, if ``published``), later than the old one: a
+    client holding the old bytes must never be told they are current. When no row says so (a
+    deletion, an edited location), the build's time, a second after ``previous`` at least."""
     if newest is not None and (not published or (previous is not None and newest > previous)):
         return newest.isoformat()
     if previous is None:

@@ -1,21 +1,18 @@
 """IndexNow: telling search engines which URLs a build changed, in POSTs of at most 10,000 URLs.
 
-``watch()`` wraps the build's transaction when IndexNow is on: each page file
-it writes (``sitemap-*.xml``; not the ``.gz``, not the index) has its old bytes
-read through the publisher *before* the write, since a flat storage
-overwrites in place; the pages a build removes are read before its commit. A
-URL changed when it is new, gone, or its ``<url>`` entry differs, over every
-page the build wrote (a URL moved to another page with the same entry did not
-change). ``announce()`` submits them after ``publish()`` returned, never
-before and never for a build that failed or changed nothing.
+``watch()`` wraps the build's transaction: each page file it writes (not the
+``.gz``, not the index) has its old bytes read *before* the write, since a flat
+storage overwrites in place. A URL changed when it is new, gone, or its
+``<url>`` entry differs, over every page the build wrote (a URL moved to another
+page with the same entry did not). ``announce()`` submits them once
+``publish()`` returned, never for a build that failed or changed nothing.
 
-The protocol (https://www.indexnow.org/documentation): a JSON body
-``{"host", "key", "keyLocation", "urlList"}`` POSTed to an endpoint, the key
-(8 to 128 of ``a-zA-Z0-9-``) served as a text file on the site's own host.
-Each POST is bounded (``boundedhttp.py``): one deadline for all the
-requests of a build, and a redirect is a refusal, never followed. A failure is retried with
-exponential backoff while the deadline allows, then logged: it never fails
-the build that asked.
+The protocol (https://www.indexnow.org/documentation): a JSON body ``{"host",
+"key", "keyLocation", "urlList"}`` POSTed to an endpoint, the key served as a
+text file on the site's own host. Each POST is bounded (``boundedhttp.py``):
+one deadline for a build's requests, a redirect is a refusal. A failure is
+retried with backoff while the deadline allows, then logged: it never fails
+the build.
 """
 
 from __future__ import annotations
