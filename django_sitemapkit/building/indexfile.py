@@ -6,9 +6,9 @@ import datetime
 
 from django_sitemapkit.building.pagefiles import changed_lastmod, sha256
 from django_sitemapkit.building.result import BuildResult
-from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
+    INDEX_NAME,
     IndexEntry,
     RenderedFile,
     empty_site_file,

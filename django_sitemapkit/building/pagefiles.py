@@ -14,9 +14,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from django_sitemapkit.building.result import BuildResult
-from django_sitemapkit.engine.filenames import page_filename
 from django_sitemapkit.engine.keyranges import PageFigures
-from django_sitemapkit.engine.rendering import gzipped
+from django_sitemapkit.engine.rendering import gzipped, page_filename
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.publishing.base import Transaction

@@ -22,9 +22,8 @@ from django_sitemapkit.building.workers import PageWorker, render_shared
 from django_sitemapkit.changelog import Changes
 from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.entries import RenderContext
-from django_sitemapkit.engine.filenames import page_filename
 from django_sitemapkit.engine.keyranges import PageFigures
-from django_sitemapkit.engine.rendering import Sections
+from django_sitemapkit.engine.rendering import Sections, page_filename
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.publishing.base import Publisher
 from django_sitemapkit.publishing.manifest import FileRecord, Manifest

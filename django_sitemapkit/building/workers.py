@@ -10,7 +10,7 @@ cores work, for the same bytes, and the build holds at most one of the
 worker's pages at a time.
 
 The worker reads through its own database connections, so it is only used
-where another connection sees what the build's sees (see rangestats.py): not
+where another connection sees what the build's sees (see ``worth_forking``): not
 inside a transaction, not on a private in-memory SQLite database. ``fork``
 is POSIX's; elsewhere, or with ``SITEMAPKIT["PARALLEL_BUILD"] = False``,
 every page is rendered in the build's process.

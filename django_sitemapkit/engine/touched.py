@@ -10,7 +10,7 @@ import bisect
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from django_sitemapkit.engine.pagetable import Page
+from django_sitemapkit.engine.pages import Page
 
 
 class PagesHolding:

@@ -6,8 +6,7 @@ from typing import Any
 
 from django.urls import URLPattern, re_path
 
-from django_sitemapkit.engine.filenames import PAGE_NUMBER
-from django_sitemapkit.engine.rendering import Sections
+from django_sitemapkit.engine.rendering import PAGE_NUMBER, Sections
 from django_sitemapkit.serving import stylesheet, views
 from django_sitemapkit.serving.keyfile import key_file_pattern
 

@@ -20,13 +20,15 @@ from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME, PAGE_NUMBER, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
+    INDEX_NAME,
+    PAGE_NUMBER,
     RenderedFile,
     SectionNotFound,
     Sections,
     SiteSections,
+    page_filename,
     render_index,
     render_page,
     site_of,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django_sitemapkit.engine.pagetable import Page
+from django_sitemapkit.engine.pages import Page
 from django_sitemapkit.engine.touched import PagesHolding
 
 # Page 3 was split off page 1 at key 50; page 2 is the open last page.
