@@ -153,7 +153,7 @@ class SitemapSite:
         invalidate_sections(names)
         changelog.note(self.name, names, pks, using=changelog.log_database())
 
-    def pages_changed(self, section: str) -> None:
+    def invalidate_listing(self, section: str) -> None:
         # The index lists the section's pages: its cached copy must go.
         invalidate_sections([section])
 

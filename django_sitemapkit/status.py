@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django_sitemapkit import changelog
-from django_sitemapkit.engine.rendering import Sections, SiteSections
+from django_sitemapkit.engine.rendering import SectionRegistry, SiteSections
 from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.publishing.freshness import published_manifest, section_staleness
 from django_sitemapkit.publishing.manifest import Manifest
@@ -52,7 +52,7 @@ class SiteStatus:
         return {**asdict(self), "stale": self.stale}
 
 
-def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatus:
+def site_status(sitemaps: SectionRegistry, site: SiteConfig | None = None) -> SiteStatus:
     """The published build of ``site`` (None: the only one) section by section (queries)."""
     if site is not None:
         sitemaps = SiteSections(sitemaps, site)

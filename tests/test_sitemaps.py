@@ -338,13 +338,13 @@ def test_a_span_is_read_without_a_server_side_cursor(
     # An incremental build's span: about one segment of rows, one round trip
     # (a server-side cursor costs four or five on PostgreSQL).
     span = KeySpan(after=str(articles[1].pk), through=str(articles[4].pk))
-    part = sections.render_page(sitemap, 1, context, span)
+    part = sections.render_sitemap_page(sitemap, 1, context, span)
     assert [e.loc for e in parse_urlset(b"".join(part.pieces))] == [
         f"{BASE}/articles/a{i}/" for i in (2, 3, 4)
     ]
     assert chunked == []
     # A whole page, up to 50,000 rows, streams from a server-side cursor.
-    whole = sections.render_page(sitemap, 1, context)
+    whole = sections.render_sitemap_page(sitemap, 1, context)
     assert len(parse_urlset(b"".join(whole.pieces))) == 6
     assert chunked == [1]
 

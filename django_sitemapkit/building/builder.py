@@ -32,7 +32,7 @@ from django_sitemapkit.building.sectionpages import SectionPages
 from django_sitemapkit.changelog import Changes
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
 from django_sitemapkit.engine.rendering import (
-    Sections,
+    SectionRegistry,
     SiteSections,
     make_context,
     stylesheet_href,
@@ -63,7 +63,7 @@ class Builder:
         self,
         *,
         publisher: Publisher | None = None,
-        sitemaps: Sections,
+        sitemaps: SectionRegistry,
         full: bool = False,
         dry_run: bool = False,
         progress: Progress | None = None,

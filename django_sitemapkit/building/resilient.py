@@ -39,7 +39,7 @@ def render_page_resiliently(
     sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
 ) -> RenderedPage:
     """Render one page (or ``span`` of it), again on a fresh connection if the database dropped ours."""
-    return resiliently(lambda: sections.render_page(sitemap, number, context, span))
+    return resiliently(lambda: sections.render_sitemap_page(sitemap, number, context, span))
 
 
 def render_section(
@@ -47,13 +47,13 @@ def render_section(
     context: RenderContext,
     numbers: list[int],
     skipped: Callable[[int], None] = lambda count: None,
-    pages_changed: Callable[[str], None] = lambda section: None,
+    invalidate_listing: Callable[[str], None] = lambda section: None,
     render: Callable[[list[int]], Iterator[tuple[int, RenderedPage | PageNotFound]]] | None = None,
 ) -> Iterator[tuple[int, RenderedPage]]:
     """Pages ``numbers`` of a section, then any page split off while rendering them.
 
     A page whose every URL is skipped has no file; ``skipped`` is told how
-    many rows it held, ``pages_changed`` when a split changed the section's pages.
+    many rows it held, ``invalidate_listing`` when a split changed the section's pages.
     ``render`` renders a list of pages (by default one after the other, here).
     """
     render = render or (lambda pending: rendered_one_by_one(sitemap, context, pending))
@@ -68,7 +68,7 @@ def render_section(
                 continue
             overflowed = overflowed or page.overflowed
             if page.pages_recut:
-                pages_changed(sitemap.name)
+                invalidate_listing(sitemap.name)
             yield number, page
             # Not held while the next page renders: a page is megabytes.
             del page

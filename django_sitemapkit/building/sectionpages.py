@@ -23,7 +23,7 @@ from django_sitemapkit.changelog import Changes
 from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.keyranges import PageFigures
-from django_sitemapkit.engine.rendering import Sections, page_filename
+from django_sitemapkit.engine.rendering import SectionRegistry, page_filename
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.publishing.base import Publisher
 from django_sitemapkit.publishing.manifest import FileRecord, Manifest
@@ -40,7 +40,7 @@ class SectionPages:
 
     def __init__(
         self,
-        sitemaps: Sections,
+        sitemaps: SectionRegistry,
         files: PageFiles,
         result: BuildResult,
         *,
@@ -173,7 +173,7 @@ class SectionPages:
             self._context,
             rest,
             self._result.count_skipped,
-            self._sitemaps.pages_changed,
+            self._sitemaps.invalidate_listing,
             None
             if worker is None
             else functools.partial(render_shared, worker, sitemap, self._context),

@@ -37,7 +37,7 @@ from django_sitemapkit.building.resilient import rendered_one_by_one
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rendering import Sections
+from django_sitemapkit.engine.rendering import SectionRegistry
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.sitemaps import Sitemap
 
@@ -61,7 +61,7 @@ class PageWorker:
 
     @classmethod
     def start(
-        cls, sitemaps: Sections, context: RenderContext, *, gzip: bool, rows: int
+        cls, sitemaps: SectionRegistry, context: RenderContext, *, gzip: bool, rows: int
     ) -> PageWorker | None:
         """A worker for a build rendering ``rows`` rows, or None where it would not help."""
         if not worth_forking(rows):
@@ -199,7 +199,7 @@ def _serve(
     builds_end: Connection,
     lock: Any,
     ends: Any,
-    sitemaps: Sections,
+    sitemaps: SectionRegistry,
     context: RenderContext,
     gzip: bool,
 ) -> None:

@@ -27,8 +27,7 @@ from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.routes import url_route
-from django_sitemapkit.engine.sections import listing, page_figures
-from django_sitemapkit.engine.sections import render_page as render_section_page
+from django_sitemapkit.engine.sections import listing, page_figures, render_sitemap_page
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
@@ -39,7 +38,7 @@ from django_sitemapkit.siteconfig import SiteConfig, rendering_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 
 
-class Sections(Protocol):
+class SectionRegistry(Protocol):
     """What rendering needs of a set of sections: a ``SitemapSite``."""
 
     #: The URL namespace its views are routed under.
@@ -51,14 +50,14 @@ class Sections(Protocol):
 
     def sections(self) -> list[str]: ...
 
-    def pages_changed(self, section: str) -> None:
+    def invalidate_listing(self, section: str) -> None:
         """The recorded pages of ``section`` changed: drop what lists them."""
 
 
 class SiteSections:
     """The sections of ``sitemaps`` one site of ``SITEMAPKIT["SITES"]`` lists."""
 
-    def __init__(self, sitemaps: Sections, site: SiteConfig) -> None:
+    def __init__(self, sitemaps: SectionRegistry, site: SiteConfig) -> None:
         self.sitemaps = sitemaps
         self.site = site
         self.name = sitemaps.name
@@ -72,11 +71,11 @@ class SiteSections:
     def sections(self) -> list[str]:
         return [name for name in self.sitemaps.sections() if self.site.lists(name)]
 
-    def pages_changed(self, section: str) -> None:
-        self.sitemaps.pages_changed(section)
+    def invalidate_listing(self, section: str) -> None:
+        self.sitemaps.invalidate_listing(section)
 
 
-def site_of(sitemaps: Sections) -> SiteConfig | None:
+def site_of(sitemaps: SectionRegistry) -> SiteConfig | None:
     """The site whose sections ``sitemaps`` are, if they are one site's."""
     return sitemaps.site if isinstance(sitemaps, SiteSections) else None
 
@@ -180,16 +179,18 @@ def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext
     )
 
 
-def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections) -> RenderedFile:
+def render_page(
+    section: str, number: int, *, base_url: str, sitemaps: SectionRegistry
+) -> RenderedFile:
     """One ``<urlset>`` file; raises SectionNotFound or PageNotFound (also for a page whose
     every item is skipped, which the index does not name)."""
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
-        page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
+        page = render_sitemap_page(sitemap, number, make_context(base_url, sitemaps.name))
     if page.pages_recut:
-        sitemaps.pages_changed(section)
+        sitemaps.invalidate_listing(section)
     return RenderedFile(
         page.content,
         page.lastmod if page.every_entry_dated else None,
@@ -248,7 +249,7 @@ def write_index(
     return RenderedFile(b"".join(writer.pieces()), last_modified, url_count=writer.count)
 
 
-def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
+def index_entries(*, base_url: str, sitemaps: SectionRegistry) -> Iterator[IndexEntry]:
     """Every non-empty page of every section, with the newest lastmod of its rows (none where
     a row has none, as contrib's index)."""
     context = make_context(base_url, sitemaps.name)
@@ -257,7 +258,7 @@ def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
             yield IndexEntry(sitemap.name, figures.number, figures.newest)
 
 
-def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
+def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
     """The index as the database has it now: one entry per non-empty page (or, while there
     is none, ``empty_site_file()``)."""
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():

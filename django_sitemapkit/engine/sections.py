@@ -141,7 +141,7 @@ def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> li
     figures = []
     for number in sitemap.page_numbers():
         try:
-            page = render_page(sitemap, number, context)
+            page = render_sitemap_page(sitemap, number, context)
         except PageNotFound:
             continue
         undated = not page.every_entry_dated
@@ -199,7 +199,7 @@ def _chunks(page: Any) -> Iterator[Any]:
         start, chunk = start + len(batch), CHUNK_SIZE
 
 
-def page_items(
+def section_items(
     sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
 ) -> Iterator[tuple[Any, Any]]:
     """(key, item) of each item of page ``number``; PageNotFound when there is no such page."""
@@ -214,7 +214,7 @@ def page_items(
     yield from list_items(sitemap, number, context)
 
 
-def render_page(
+def render_sitemap_page(
     sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
 ) -> RenderedPage:
     """Render page ``number``; raises PageNotFound when it has no URL to list.
@@ -269,7 +269,7 @@ def write_page(
     """
     reader = factory.extensions.reader
     if sitemap.i18n:
-        items = page_items(sitemap, number, context, span)
+        items = section_items(sitemap, number, context, span)
         if reader is not None:
             items = reader.prefetching(items)
         return write_language_entries(sitemap, factory, items, writer)
@@ -279,7 +279,7 @@ def write_page(
             return fused.render(rows.page_rows(sitemap, number, span), writer)
     newest: Lastmod | None = None
     locs = writer.locs
-    items = page_items(sitemap, number, context, span)
+    items = section_items(sitemap, number, context, span)
     for key, item in items if reader is None else reader.prefetching(items):
         xml = factory(item)
         if xml is None:

@@ -50,11 +50,11 @@ def site(sitemaps: Any, build_dir: Path) -> Any:
 def renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, KeySpan | None]]:
     """Every render_page call of the build: (page, span or None for the whole page)."""
     calls: list[tuple[int, KeySpan | None]] = []
-    real = sections.render_page
+    real = sections.render_sitemap_page
 
     def spy(sitemap: Any, number: int, context: Any, span: KeySpan | None = None) -> Any:
         calls.append((number, span))
         return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sections, "render_page", spy)
+    monkeypatch.setattr(sections, "render_sitemap_page", spy)
     return calls

@@ -109,14 +109,14 @@ def counts(result: Any) -> tuple[int, ...]:
 
 def renders_by_process(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
     """Log the process rendering each page: set before the fork, the worker inherits it."""
-    real = sections.render_page
+    real = sections.render_sitemap_page
 
     def logged(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
         with log.open("a") as file:
             file.write(f"{os.getpid()} {sitemap.name} {number}\n")
         return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sections, "render_page", logged)
+    monkeypatch.setattr(sections, "render_sitemap_page", logged)
 
 
 def rendered_elsewhere(log: Path) -> list[tuple[str, int]]:
@@ -227,7 +227,7 @@ def test_a_failure_in_the_worker_fails_the_build_and_publishes_nothing(
     full_build(settings, tmp_path / "sitemaps", parallel=False)
     current = os.readlink(tmp_path / "sitemaps" / "current")
     listing = sorted(os.listdir(tmp_path / "sitemaps"))
-    real = sections.render_page
+    real = sections.render_sitemap_page
     parent = os.getpid()
 
     def fails_in_the_worker(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
@@ -235,13 +235,13 @@ def test_a_failure_in_the_worker_fails_the_build_and_publishes_nothing(
             raise RuntimeError(f"page {number} failed in the worker")
         return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sections, "render_page", fails_in_the_worker)
+    monkeypatch.setattr(sections, "render_sitemap_page", fails_in_the_worker)
     with pytest.raises(workers.WorkerFailed, match="page 1 failed in the worker"):
         full_build(settings, tmp_path / "sitemaps", parallel=True)
     assert os.readlink(tmp_path / "sitemaps" / "current") == current
     assert sorted(os.listdir(tmp_path / "sitemaps")) == listing
     # The folder still holds the previous build's files.
-    monkeypatch.setattr(sections, "render_page", real)
+    monkeypatch.setattr(sections, "render_sitemap_page", real)
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "PARALLEL_BUILD": False}
     assert build().written == []
     assert multiprocessing.active_children() == []
@@ -381,7 +381,7 @@ def test_a_killed_worker_fails_the_build_instead_of_hanging_it(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = sections.render_page
+    real = sections.render_sitemap_page
     parent = os.getpid()
 
     def killed_in_the_worker(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
@@ -389,7 +389,7 @@ def test_a_killed_worker_fails_the_build_instead_of_hanging_it(
             os.kill(os.getpid(), signal.SIGKILL)
         return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sections, "render_page", killed_in_the_worker)
+    monkeypatch.setattr(sections, "render_sitemap_page", killed_in_the_worker)
     with pytest.raises(workers.WorkerFailed, match="ended"):
         full_build(settings, tmp_path / "sitemaps", parallel=True)
     assert not (tmp_path / "sitemaps" / "current").exists()
@@ -441,7 +441,7 @@ def test_a_killed_build_leaves_no_worker_behind(
 ) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path / "sitemaps")}
     log = tmp_path / "renders.log"
-    real = sections.render_page
+    real = sections.render_sitemap_page
 
     def slow(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
         with log.open("a") as file:
@@ -449,7 +449,7 @@ def test_a_killed_build_leaves_no_worker_behind(
         time.sleep(0.5)
         return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sections, "render_page", slow)
+    monkeypatch.setattr(sections, "render_sitemap_page", slow)
     log.touch()
     connections.close_all()
     builder = multiprocessing.get_context("fork").Process(target=lambda: build(full=True))

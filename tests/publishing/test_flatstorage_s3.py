@@ -138,13 +138,13 @@ def test_an_edit_rerenders_its_page_on_s3(bucket: Any, monkeypatch: pytest.Monke
     )
     default_site.builder().run()
     spans: list[Any] = []
-    real = sections.render_page
+    real = sections.render_sitemap_page
 
     def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
         spans.append(span)
         return real(sitemap, number, context, span)
 
-    monkeypatch.setattr(sections, "render_page", spy)
+    monkeypatch.setattr(sections, "render_sitemap_page", spy)
     article = Article.objects.order_by("pk")[1500]
     article.updated_at = EDITED
     article.save()
