@@ -326,7 +326,8 @@ def test_a_whole_page_streams_from_a_server_side_cursor(
         url_name = "article-detail"
         url_kwargs = {"slug": "slug"}
 
-    articles = [Article.objects.create(slug=f"a{i}", updated_at=T0) for i in range(6)]
+    for i in range(6):
+        Article.objects.create(slug=f"a{i}", updated_at=T0)
     render_index(base_url=BASE, sitemaps=site)
     chunked = []
     chunked_cursor = connection.chunked_cursor
