@@ -9,7 +9,7 @@ from django.db import InterfaceError, OperationalError, connections
 
 from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.entries import RenderContext
-from django_sitemapkit.engine.pages import KeySpan, PageNotFound
+from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.sitemaps import Sitemap
 
@@ -35,11 +35,9 @@ def resiliently(read: Callable[[], T]) -> T:
         return read()
 
 
-def render_page_resiliently(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
-) -> RenderedPage:
-    """Render one page (or ``span`` of it), again on a fresh connection if the database dropped ours."""
-    return resiliently(lambda: sections.render_sitemap_page(sitemap, number, context, span))
+def render_page_resiliently(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
+    """Render one page, again on a fresh connection if the database dropped ours."""
+    return resiliently(lambda: sections.render_sitemap_page(sitemap, number, context))
 
 
 def render_section(

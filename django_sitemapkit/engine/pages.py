@@ -55,14 +55,9 @@ class PageNotFound(LookupError):
 
 @dataclass(frozen=True)
 class KeySpan:
-    """Part of a page: the rows with keys above ``after`` and up to ``through``.
-
-    Keys are in their text form, as stored; None leaves that side open (the
-    page's own bound applies).
-    """
+    """The rows of a page with keys above ``after`` (as text; None: the page's own start)."""
 
     after: str | None = None
-    through: str | None = None
 
 
 class KeysetPages:
@@ -90,20 +85,14 @@ class KeysetPages:
         return None if text is None else self.pk_field.to_python(text)
 
     def _range_q(self, page: Page, span: KeySpan | None = None) -> Q:
-        """The rows of ``page``, or of ``span`` within it.
-
-        One bound per side: a span's bounds lie within the page's, and
-        SQLite ranges a scan by only one of several bounds on a key.
-        """
-        span = span or KeySpan()
+        """The rows of ``page``, or of ``span`` within it (one bound per side: SQLite
+        ranges a scan by only one of several bounds on a key)."""
         q = Q()
-        if span.after is not None:
+        if span is not None and span.after is not None:
             q &= Q(pk__gt=self._key(span.after))
         elif page.start_key is not None:
             q &= Q(pk__gte=self._key(page.start_key))
-        if span.through is not None:
-            q &= Q(pk__lte=self._key(span.through))
-        elif page.end_key is not None:
+        if page.end_key is not None:
             q &= Q(pk__lt=self._key(page.end_key))
         return q
 

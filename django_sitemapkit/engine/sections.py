@@ -200,37 +200,30 @@ def _chunks(page: Any) -> Iterator[Any]:
 
 
 def section_items(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+    sitemap: Sitemap, number: int, context: RenderContext
 ) -> Iterator[tuple[Any, Any]]:
     """(key, item) of each item of page ``number``; PageNotFound when there is no such page."""
     if isinstance(sitemap, ModelSitemap):
-        yield from rows.page_items(sitemap, number, span)
+        yield from rows.page_items(sitemap, number)
         return
-    if span is not None:
-        raise NotImplementedError("only model sections render parts of a page")
     if isinstance(sitemap, ContribUrlsSection):
         yield from urlinfos.page_items(sitemap, number, section_context(sitemap, context))
         return
     yield from list_items(sitemap, number, context)
 
 
-def render_sitemap_page(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
-) -> RenderedPage:
+def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
     """Render page ``number``; raises PageNotFound when it has no URL to list.
 
-    A page that overflows its file is split where the page table can be
-    written (see pages.py). With ``span``, only the rows of that part of the
-    page are rendered (an incremental build replacing one segment); a span
-    that does not fit is reported as overflowed but does not split the page.
+    A page that overflows its file is split where the page table can be written.
     """
     factory = entry_factory(sitemap, context)
     writer = new_writer(sitemap, context.stylesheet)
-    newest, overflow_key = write_page(sitemap, number, context, factory, writer, span)
+    newest, overflow_key = write_page(sitemap, number, context, factory, writer)
     pages_recut = False
-    if overflow_key is not None and span is None and isinstance(sitemap, ModelSitemap):
+    if overflow_key is not None and isinstance(sitemap, ModelSitemap):
         pages_recut = rows.keyset_pages(sitemap).split(number, overflow_key)
-    elif overflow_key is not None and span is None:
+    elif overflow_key is not None:
         # A QuerySet's page is a fixed slice: what does not fit has no file.
         logger.error(
             "Sitemap section %r: page %d passed the protocol's limits at item %d; the "
@@ -260,26 +253,25 @@ def write_page(
     context: RenderContext,
     factory: EntryFactory,
     writer: UrlsetWriter,
-    span: KeySpan | None = None,
 ) -> tuple[Lastmod | None, Any]:
-    """Write the items of page ``number`` (of ``span`` within it) into ``writer``.
+    """Write the items of page ``number`` into ``writer``.
 
     Returns the newest lastmod written and the key of the first item that
     did not fit (None when all did).
     """
     reader = factory.extensions.reader
     if sitemap.i18n:
-        items = section_items(sitemap, number, context, span)
+        items = section_items(sitemap, number, context)
         if reader is not None:
             items = reader.prefetching(items)
         return write_language_entries(sitemap, factory, items, writer)
     if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
         fused = FusedRows.prepare(sitemap, factory)
         if fused is not None:
-            return fused.render(rows.page_rows(sitemap, number, span), writer)
+            return fused.render(rows.page_rows(sitemap, number), writer)
     newest: Lastmod | None = None
     locs = writer.locs
-    items = section_items(sitemap, number, context, span)
+    items = section_items(sitemap, number, context)
     for key, item in items if reader is None else reader.prefetching(items):
         xml = factory(item)
         if xml is None:
