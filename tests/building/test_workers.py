@@ -111,10 +111,10 @@ def renders_by_process(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
     """Log the process rendering each page: set before the fork, the worker inherits it."""
     real = sections.render_sitemap_page
 
-    def logged(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+    def logged(sitemap: Any, number: int, context: Any) -> Any:
         with log.open("a") as file:
             file.write(f"{os.getpid()} {sitemap.name} {number}\n")
-        return real(sitemap, number, context, span)
+        return real(sitemap, number, context)
 
     monkeypatch.setattr(sections, "render_sitemap_page", logged)
 
@@ -230,10 +230,10 @@ def test_a_failure_in_the_worker_fails_the_build_and_publishes_nothing(
     real = sections.render_sitemap_page
     parent = os.getpid()
 
-    def fails_in_the_worker(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+    def fails_in_the_worker(sitemap: Any, number: int, context: Any) -> Any:
         if os.getpid() != parent:
             raise RuntimeError(f"page {number} failed in the worker")
-        return real(sitemap, number, context, span)
+        return real(sitemap, number, context)
 
     monkeypatch.setattr(sections, "render_sitemap_page", fails_in_the_worker)
     with pytest.raises(workers.WorkerFailed, match="page 1 failed in the worker"):
@@ -384,10 +384,10 @@ def test_a_killed_worker_fails_the_build_instead_of_hanging_it(
     real = sections.render_sitemap_page
     parent = os.getpid()
 
-    def killed_in_the_worker(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+    def killed_in_the_worker(sitemap: Any, number: int, context: Any) -> Any:
         if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(sitemap, number, context, span)
+        return real(sitemap, number, context)
 
     monkeypatch.setattr(sections, "render_sitemap_page", killed_in_the_worker)
     with pytest.raises(workers.WorkerFailed, match="ended"):
@@ -443,11 +443,11 @@ def test_a_killed_build_leaves_no_worker_behind(
     log = tmp_path / "renders.log"
     real = sections.render_sitemap_page
 
-    def slow(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+    def slow(sitemap: Any, number: int, context: Any) -> Any:
         with log.open("a") as file:
             file.write(f"{os.getpid()} {sitemap.name} {number}\n")
         time.sleep(0.5)
-        return real(sitemap, number, context, span)
+        return real(sitemap, number, context)
 
     monkeypatch.setattr(sections, "render_sitemap_page", slow)
     log.touch()
