@@ -20,7 +20,7 @@ Each section's own checks (E004-E006, E008, E009, E016-E019, W001, W002) are its
 ``Sitemap.check()`` (sitemapchecks.py); each site's (E007) ``SitemapSite.check()``.
 
 E014 reads no database: a section whose URLs only rows can tell is checked
-by ``sitemapkit_build`` instead, on its first row (see indexscope.py).
+by ``sitemapkit_build`` instead, on its first row (see ``engine.rendering.IndexDirectory``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from django_sitemapkit.conf import (
     base_url,
     clean_base_url,
 )
-from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit.engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit.notifying.indexnow import config_problems
 from django_sitemapkit.publishing.selection import folder_problem
 from django_sitemapkit.registered import registered_sites

@@ -150,7 +150,7 @@ class SitemapSite:
         names = target_sections(self, targets)
         invalidate_sections(names)
 
-    def pages_changed(self, section: str) -> None:
+    def invalidate_listing(self, section: str) -> None:
         # The index lists the section's pages: its cached copy must go.
         invalidate_sections([section])
 

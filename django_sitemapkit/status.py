@@ -6,7 +6,7 @@ import datetime
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django_sitemapkit.engine.rendering import Sections, SiteSections
+from django_sitemapkit.engine.rendering import SectionRegistry, SiteSections
 from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.publishing.base import Manifest
 from django_sitemapkit.publishing.freshness import published_manifest, section_staleness
@@ -47,7 +47,7 @@ class SiteStatus:
         return {**asdict(self), "stale": self.stale}
 
 
-def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatus:
+def site_status(sitemaps: SectionRegistry, site: SiteConfig | None = None) -> SiteStatus:
     """The published build of ``site`` (None: the only one) section by section (queries)."""
     if site is not None:
         sitemaps = SiteSections(sitemaps, site)

@@ -28,12 +28,12 @@ from django_sitemapkit.building.pagefiles import (
     sha256,
 )
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
+    INDEX_NAME,
     IndexEntry,
     RenderedFile,
-    Sections,
+    SectionRegistry,
     SiteSections,
     empty_site_file,
     gzipped,
@@ -63,7 +63,7 @@ class Builder:
         self,
         *,
         publisher: Publisher | None = None,
-        sitemaps: Sections,
+        sitemaps: SectionRegistry,
         full: bool = False,
         dry_run: bool = False,
         progress: Progress | None = None,
@@ -157,7 +157,7 @@ class Builder:
     ) -> tuple[set[str], set[str]]:
         """The sections to build (none: every one), and those built unasked as never published.
 
-        Sections are built as asked only where the others' published pages
+        SectionRegistry are built as asked only where the others' published pages
         can stay; ``result`` tells why not otherwise.
         """
         if not asked:

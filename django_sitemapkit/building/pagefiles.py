@@ -24,7 +24,7 @@ from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.keyranges import PageFigures
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rendering import Sections, gzipped
+from django_sitemapkit.engine.rendering import SectionRegistry, gzipped
 from django_sitemapkit.engine.sections import RenderedPage
 from django_sitemapkit.publishing.base import FileRecord, Transaction
 from django_sitemapkit.sitemaps import Sitemap
@@ -45,7 +45,7 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class BuildResult:
-    # Sections built, and sections whose published files were kept (left out by --section).
+    # SectionRegistry built, and sections whose published files were kept (left out by --section).
     sections: int = 0
     sections_kept: int = 0
     written: list[str] = field(default_factory=list)
@@ -66,9 +66,9 @@ class BuildResult:
     cleaned: int = 0
     # Why a build asked for some sections rebuilt every one, if it did.
     every_section_because: str | None = None
-    # Sections built unasked, as the last build published no page of theirs, with pages now.
+    # SectionRegistry built unasked, as the last build published no page of theirs, with pages now.
     first_published: list[str] = field(default_factory=list)
-    # Sections rendered again whole: their class, URL patterns or output settings changed.
+    # SectionRegistry rendered again whole: their class, URL patterns or output settings changed.
     reconfigured: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -129,7 +129,7 @@ def render_section(
             done.add(number)
             try:
                 page = resiliently(
-                    functools.partial(sections.render_page, sitemap, number, context)
+                    functools.partial(sections.render_sitemap_page, sitemap, number, context)
                 )
             except PageNotFound as exc:
                 skipped(exc.skipped)
@@ -152,7 +152,7 @@ class SectionPages:
 
     def __init__(
         self,
-        sitemaps: Sections,
+        sitemaps: SectionRegistry,
         files: PageFiles,
         *,
         selected: set[str],
@@ -210,7 +210,7 @@ class SectionPages:
             self._context,
             list(to_render),
             result.count_skipped,
-            self._sitemaps.pages_changed,
+            self._sitemaps.invalidate_listing,
         ):
             before = self._old.get((sitemap.name, number))
             records.append(

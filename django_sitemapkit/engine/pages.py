@@ -19,7 +19,7 @@ later page on each deletion. Recording the cuts gives both. Under-full pages
 are never merged: that would change a page that no edit touched.
 
 Cuts are recorded where the process making them can write, and made the same
-way in memory where it cannot (pagetable.py). No query uses OFFSET: a page is
+way in memory where it cannot (``PageManager``). No query uses OFFSET: a page is
 an index range scan, and the index's figures of every page come from one scan
 of per-range aggregates (keyranges.py).
 """
@@ -27,15 +27,21 @@ of per-range aggregates (keyranges.py).
 from __future__ import annotations
 
 import datetime
+import enum
+import hashlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import models
+from django.apps import apps
+from django.db import DatabaseError, IntegrityError, connections, models, router, transaction
 from django.db.models import Q, QuerySet
 
+from django_sitemapkit.engine.internals import bound_alias
 from django_sitemapkit.engine.keyranges import PageFigures, RangeAggregator, RangeStats
-from django_sitemapkit.engine.pagetable import FIRST_PAGE, Page, Recording, page_table
+from django_sitemapkit.siteconfig import current_site
+from django_sitemapkit.sitemaps import Sitemap
 
 
 class PageNotFound(LookupError):
@@ -49,14 +55,9 @@ class PageNotFound(LookupError):
 
 @dataclass(frozen=True)
 class KeySpan:
-    """Part of a page: the rows with keys above ``after`` and up to ``through``.
-
-    Keys are in their text form, as stored; None leaves that side open (the
-    page's own bound applies).
-    """
+    """The rows of a page with keys above ``after`` (as text; None: the page's own start)."""
 
     after: str | None = None
-    through: str | None = None
 
 
 class KeysetPages:
@@ -84,20 +85,14 @@ class KeysetPages:
         return None if text is None else self.pk_field.to_python(text)
 
     def _range_q(self, page: Page, span: KeySpan | None = None) -> Q:
-        """The rows of ``page``, or of ``span`` within it.
-
-        One bound per side: a span's bounds lie within the page's, and
-        SQLite ranges a scan by only one of several bounds on a key.
-        """
-        span = span or KeySpan()
+        """The rows of ``page``, or of ``span`` within it (one bound per side: SQLite
+        ranges a scan by only one of several bounds on a key)."""
         q = Q()
-        if span.after is not None:
+        if span is not None and span.after is not None:
             q &= Q(pk__gt=self._key(span.after))
         elif page.start_key is not None:
             q &= Q(pk__gte=self._key(page.start_key))
-        if span.through is not None:
-            q &= Q(pk__lte=self._key(span.through))
-        elif page.end_key is not None:
+        if page.end_key is not None:
             q &= Q(pk__lt=self._key(page.end_key))
         return q
 
@@ -234,3 +229,161 @@ class KeysetPages:
         # On a conflict the other process's change stands; a page that still
         # does not fit is split at its next render.
         return table.record(self.section, recorded, after) is not Recording.REFUSED
+
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+@dataclass(frozen=True)
+class Page:
+    """Page ``number``: the rows whose key lies in ``[start_key, end_key)``.
+
+    Keys are in their text form, as recorded; None leaves that side open.
+    """
+
+    number: int
+    start_key: str | None = None
+    end_key: str | None = None
+
+
+# The one page of a section nothing was recorded for. A first cut records it
+# along with the page it splits off, so a missing page 1 means nothing is.
+FIRST_PAGE = Page(1)
+
+
+class Recording(enum.Enum):
+    """How recording pages went."""
+
+    RECORDED = enum.auto()
+    # Another process changed the pages since they were read.
+    CONFLICT = enum.auto()
+    # The connection may not write the table.
+    REFUSED = enum.auto()
+
+
+class _ChangedMeanwhile(Exception):
+    """A page no longer has the bounds it was read with: roll the recording back."""
+
+
+# Per vendor, a query answering whether the table (its quoted name for each
+# %s) may be written: the role's privileges and a read-only session on
+# PostgreSQL, a query-only connection on SQLite, a read-only server (a
+# replica) on MySQL and MariaDB.
+_WRITABLE = {
+    "postgresql": "SELECT current_setting('transaction_read_only') = 'off'"
+    " AND has_table_privilege(%s, 'INSERT') AND has_table_privilege(%s, 'UPDATE')",
+    "sqlite": "SELECT NOT query_only FROM pragma_query_only()",
+    "mysql": "SELECT NOT @@read_only",
+}
+
+
+class PageManager(models.Manager[models.Model]):
+    """Reads and records sections' pages; without ``db_manager()``, on the router's database."""
+
+    def pages(self, section: str) -> list[Page]:
+        """The recorded pages of ``section``, in number order."""
+        rows = self.filter(section=section).order_by("number")
+        return [Page(*row) for row in rows.values_list("number", "start_key", "end_key")]
+
+    def page(self, section: str, number: int) -> Page | None:
+        rows = self.filter(section=section, number=number).values_list("start_key", "end_key")
+        found = rows.first()
+        return None if found is None else Page(number, *found)
+
+    def writable(self) -> bool:
+        """Whether the table may be written, where the database tells without a write.
+
+        PostgreSQL logs every refused statement as an ERROR in the server's
+        log, so it is asked first, as the other databases are where they can
+        tell; a refused write is caught all the same (see ``record``).
+        """
+        connection = connections[bound_alias(self) or router.db_for_write(self.model)]
+        table = connection.ops.quote_name(self.model._meta.db_table)
+        query = _WRITABLE.get(connection.vendor)
+        if query is None:
+            return True
+        with connection.cursor() as cursor:
+            cursor.execute(query, [table] * query.count("%s"))
+            row = cursor.fetchone()
+        return bool(row and row[0])
+
+    def record(self, section: str, before: Sequence[Page], after: Sequence[Page]) -> Recording:
+        """Make the recorded pages of ``section``, read as ``before``, into ``after``.
+
+        Pages only split: a page of ``before`` keeps its number and start and
+        may end lower; a page not in ``before`` is new. No row is locked: a
+        page is updated only if it still has the bounds it was read with, and
+        numbers are unique, so a process that changed the pages meanwhile
+        makes the whole recording fail (CONFLICT) rather than leave pages
+        that overlap. Where the connection may not write (a read-only role,
+        a replica), REFUSED; a refusal ``writable()`` did not foresee is
+        caught in a savepoint, which leaves the caller's transaction usable.
+        """
+        if not self.writable():
+            return Recording.REFUSED
+        db = bound_alias(self) or router.db_for_write(self.model)
+        read = {page.number: page for page in before}
+        new: list[models.Model] = [
+            self.model(section=section, number=p.number, start_key=p.start_key, end_key=p.end_key)
+            for p in after
+            if p.number not in read
+        ]
+        try:
+            with transaction.atomic(using=db):
+                for page in after:
+                    was = read.get(page.number)
+                    if was is not None and was != page:
+                        bounds = {"start_key": was.start_key, "end_key": was.end_key}
+                        rows = self.using(db).filter(section=section, number=page.number, **bounds)
+                        if not rows.update(end_key=page.end_key):
+                            raise _ChangedMeanwhile
+                self.using(db).bulk_create(new)
+        except (IntegrityError, _ChangedMeanwhile):
+            return Recording.CONFLICT
+        except DatabaseError as exc:
+            logger.debug("Pages of section %r not recorded (%s): cut in memory.", section, exc)
+            return Recording.REFUSED
+        return Recording.RECORDED
+
+
+def page_table(*, write: bool = False) -> PageManager:
+    """The table on the database the router gives for reads, or for writes.
+
+    Pages read to be changed are read where they are written. Looked up by
+    name: pages.py imports this module while apps load, before models may be.
+    """
+    model = apps.get_model("django_sitemapkit", "SitemapPage")
+    db = router.db_for_write(model) if write else router.db_for_read(model)
+    return model._default_manager.db_manager(db)
+
+
+Items = TypeVar("Items")
+
+# SitemapPage.section's max_length.
+PAGE_TABLE_NAME_LENGTH = 64
+
+
+def narrows_per_site(sitemap: Sitemap) -> bool:
+    """Whether the section lists other items on each site (it overrides ``for_site()``)."""
+    return type(sitemap).for_site is not Sitemap.for_site
+
+
+def on_current_site(sitemap: Sitemap, items: Items) -> Items:
+    """``items`` as the current site lists them: ``for_site()``'s, when a site is rendering."""
+    site = current_site()
+    if site is None or not narrows_per_site(sitemap):
+        return items
+    result: Any = sitemap.for_site(items, site)
+    return result  # type: ignore[no-any-return]
+
+
+def page_table_name(sitemap: Sitemap) -> str:
+    """The name the section's page boundaries are recorded under: per site where its rows are."""
+    site = current_site()
+    if site is None or not narrows_per_site(sitemap):
+        return sitemap.name
+    name = f"{sitemap.name}@{site.name}"
+    if len(name) <= PAGE_TABLE_NAME_LENGTH:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+    return f"{name[: PAGE_TABLE_NAME_LENGTH - 17]}~{digest}"

@@ -28,10 +28,14 @@ from django_sitemapkit.engine.extensions import max_entries, news_window
 from django_sitemapkit.engine.imagesources import image_column
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
 from django_sitemapkit.engine.keyranges import key_field
-from django_sitemapkit.engine.pages import KeysetPages, KeySpan
-from django_sitemapkit.engine.pagetable import Page
+from django_sitemapkit.engine.pages import (
+    KeysetPages,
+    KeySpan,
+    Page,
+    on_current_site,
+    page_table_name,
+)
 from django_sitemapkit.engine.routes import url_route
-from django_sitemapkit.engine.siteitems import narrowed, page_table_name
 from django_sitemapkit.engine.skiplog import new_page
 from django_sitemapkit.protocol.w3c import Lastmod
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
@@ -127,8 +131,8 @@ def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
 
 
 def listed_queryset(sitemap: ModelSitemap) -> QuerySet[Any]:
-    """The rows ``sitemap`` lists now: its ``get_queryset()``, narrowed by the engine's rules."""
-    return news_window(sitemap, narrowed(sitemap, sitemap.get_queryset()))
+    """The rows ``sitemap`` lists now: its ``get_queryset()``, on_current_site by the engine's rules."""
+    return news_window(sitemap, on_current_site(sitemap, sitemap.get_queryset()))
 
 
 def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:

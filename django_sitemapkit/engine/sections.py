@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.db.models import Count, Max, QuerySet
+
 from django_sitemapkit.compat import ContribUrlsSection
-from django_sitemapkit.engine import lists, rows, urlinfos
+from django_sitemapkit.engine import rows, urlinfos
 from django_sitemapkit.engine.alternates import LanguageEntries, write_language_entries
 from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
 from django_sitemapkit.engine.factory import entry_factory, section_context
 from django_sitemapkit.engine.fusedrows import FusedRows
 from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.keyranges import PageFigures
-from django_sitemapkit.engine.pages import KeySpan, PageNotFound
-from django_sitemapkit.engine.pagetable import Page
+from django_sitemapkit.engine.pages import KeySpan, Page, PageNotFound, on_current_site
+from django_sitemapkit.engine.rows import rows_per_page
 from django_sitemapkit.engine.skiplog import new_page
 from django_sitemapkit.protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import UrlsetWriter
@@ -87,7 +89,7 @@ def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
         return figures
     if isinstance(sitemap, ContribUrlsSection):
         return _rendered_figures(sitemap, context)
-    return lists.page_figures(sitemap, context)
+    return list_figures(sitemap, context)
 
 
 def listing(
@@ -102,7 +104,7 @@ def listing(
     if isinstance(sitemap, ModelSitemap):
         numbers = pages_listing(sitemap, context, [f.number for f in figures])
         return [f for f in figures if f.number in numbers]
-    pages = {f.number: lists.queryset_page(sitemap, f.number) for f in figures}
+    pages = {f.number: queryset_page(sitemap, f.number) for f in figures}
     if not figures or None in pages.values():
         return figures  # a list's pages are cut by rendering each entry: each lists one
     return [f for f in figures if lists_an_entry(sitemap, context, _chunks(pages[f.number]))]
@@ -139,7 +141,7 @@ def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> li
     figures = []
     for number in sitemap.page_numbers():
         try:
-            page = render_page(sitemap, number, context)
+            page = render_sitemap_page(sitemap, number, context)
         except PageNotFound:
             continue
         undated = not page.every_entry_dated
@@ -163,7 +165,7 @@ def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any
     factory = entry_factory(sitemap, context)
     languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     new_page(sitemap.section)
-    return any(lists.item_entries(factory, languages, item, set())[0] for item in items)
+    return any(item_entries(factory, languages, item, set())[0] for item in items)
 
 
 def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[int]) -> set[int]:
@@ -197,38 +199,31 @@ def _chunks(page: Any) -> Iterator[Any]:
         start, chunk = start + len(batch), CHUNK_SIZE
 
 
-def page_items(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+def section_items(
+    sitemap: Sitemap, number: int, context: RenderContext
 ) -> Iterator[tuple[Any, Any]]:
     """(key, item) of each item of page ``number``; PageNotFound when there is no such page."""
     if isinstance(sitemap, ModelSitemap):
-        yield from rows.page_items(sitemap, number, span)
+        yield from rows.page_items(sitemap, number)
         return
-    if span is not None:
-        raise NotImplementedError("only model sections render parts of a page")
     if isinstance(sitemap, ContribUrlsSection):
         yield from urlinfos.page_items(sitemap, number, section_context(sitemap, context))
         return
-    yield from lists.page_items(sitemap, number, context)
+    yield from list_items(sitemap, number, context)
 
 
-def render_page(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
-) -> RenderedPage:
+def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
     """Render page ``number``; raises PageNotFound when it has no URL to list.
 
-    A page that overflows its file is split where the page table can be
-    written (see pages.py). With ``span``, only the rows of that part of the
-    page are rendered (an incremental build replacing one segment); a span
-    that does not fit is reported as overflowed but does not split the page.
+    A page that overflows its file is split where the page table can be written.
     """
     factory = entry_factory(sitemap, context)
     writer = new_writer(sitemap, context.stylesheet)
-    newest, overflow_key = write_page(sitemap, number, context, factory, writer, span)
+    newest, overflow_key = write_page(sitemap, number, context, factory, writer)
     pages_recut = False
-    if overflow_key is not None and span is None and isinstance(sitemap, ModelSitemap):
+    if overflow_key is not None and isinstance(sitemap, ModelSitemap):
         pages_recut = rows.keyset_pages(sitemap).split(number, overflow_key)
-    elif overflow_key is not None and span is None:
+    elif overflow_key is not None:
         # A QuerySet's page is a fixed slice: what does not fit has no file.
         logger.error(
             "Sitemap section %r: page %d passed the protocol's limits at item %d; the "
@@ -258,26 +253,25 @@ def write_page(
     context: RenderContext,
     factory: EntryFactory,
     writer: UrlsetWriter,
-    span: KeySpan | None = None,
 ) -> tuple[Lastmod | None, Any]:
-    """Write the items of page ``number`` (of ``span`` within it) into ``writer``.
+    """Write the items of page ``number`` into ``writer``.
 
     Returns the newest lastmod written and the key of the first item that
     did not fit (None when all did).
     """
     reader = factory.extensions.reader
     if sitemap.i18n:
-        items = page_items(sitemap, number, context, span)
+        items = section_items(sitemap, number, context)
         if reader is not None:
             items = reader.prefetching(items)
         return write_language_entries(sitemap, factory, items, writer)
     if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
         fused = FusedRows.prepare(sitemap, factory)
         if fused is not None:
-            return fused.render(rows.page_rows(sitemap, number, span), writer)
+            return fused.render(rows.page_rows(sitemap, number), writer)
     newest: Lastmod | None = None
     locs = writer.locs
-    items = page_items(sitemap, number, context, span)
+    items = section_items(sitemap, number, context)
     for key, item in items if reader is None else reader.prefetching(items):
         xml = factory(item)
         if xml is None:
@@ -293,3 +287,156 @@ def write_page(
         locs.add(loc)
         newest = later(newest, factory.last_lastmod, context.tz)
     return newest, None
+
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """``queryset`` in a fixed order: unordered, it could give a row to two pages, or to none."""
+    return queryset if queryset.ordered else queryset.order_by("pk")
+
+
+def listed_items(sitemap: Sitemap) -> Sequence[Any] | QuerySet[Any]:
+    """The items ``sitemap`` lists now: its ``items()``, on_current_site by the engine's rules."""
+    return on_current_site(sitemap, sitemap.items())
+
+
+def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
+    """Every non-empty page of the list section, with its item count and newest lastmod."""
+    items = listed_items(sitemap)
+    tz = context.tz
+    if not isinstance(items, QuerySet):
+        cuts = list_cuts(sitemap, context, items)
+        return [
+            PageFigures.of(number, cut.end - cut.start, cut.newest, tz, undated=cut.undated)
+            for number, cut in enumerate(cuts, start=1)
+        ]
+    queryset = ordered(items)
+    per_page = rows_per_page(sitemap)
+    count = queryset.count()
+    pages = -(-count // per_page)
+    lastmods = _slice_lastmods(sitemap, queryset, per_page, pages, context)
+    return [
+        PageFigures.of(
+            number,
+            min(per_page, count - (number - 1) * per_page),
+            newest,
+            tz,
+            undated=undated,
+        )
+        for number, (newest, undated) in enumerate(lastmods, start=1)
+    ]
+
+
+def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+    """(position, item) of each item of page ``number``; PageNotFound when there is none."""
+    items = listed_items(sitemap)
+    if isinstance(items, QuerySet):
+        new_page(sitemap.section)
+        per_page = rows_per_page(sitemap)
+        start = (number - 1) * per_page
+        page = list(ordered(items)[start : start + per_page])
+        if not page:
+            raise PageNotFound(number)
+        yield from enumerate(page, start)
+        return
+    cuts = list_cuts(sitemap, context, items)
+    if not 1 <= number <= len(cuts):
+        raise PageNotFound(number)
+    cut = cuts[number - 1]
+    for index in range(cut.start, cut.end):
+        yield index, items[index]
+
+
+def queryset_page(sitemap: Sitemap, number: int) -> QuerySet[Any] | None:
+    """The items of page ``number`` of a QuerySet section; None for any other list."""
+    items = listed_items(sitemap)
+    if not isinstance(items, QuerySet):
+        return None
+    per_page = rows_per_page(sitemap)
+    start = (number - 1) * per_page
+    return ordered(items)[start : start + per_page]
+
+
+def _slice_lastmods(
+    sitemap: Sitemap, queryset: QuerySet[Any], per_page: int, pages: int, context: RenderContext
+) -> list[tuple[Lastmod | None, bool]]:
+    """The newest lastmod of each page of a QuerySet section, and whether an item has none."""
+    lastmod = sitemap.lastmod
+    if not callable(lastmod):
+        return [(lastmod, lastmod is None)] * pages
+    date_field = getattr(sitemap, "date_field", None)
+    if isinstance(date_field, str):
+        # GenericSitemap's date_field: one aggregate per page, in SQL.
+        slices = [queryset[(n - 1) * per_page : n * per_page] for n in range(1, pages + 1)]
+        figures = [
+            page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
+            for page in slices
+        ]
+        return [(f["newest"], f["dated"] < f["rows"]) for f in figures]
+    newest: list[Lastmod | None] = [None] * pages
+    undated = [False] * pages
+    for position, item in enumerate(queryset.iterator(chunk_size=CHUNK_SIZE)):
+        page = position // per_page
+        try:
+            value = lastmod(item)
+            newest[page] = later(newest[page], value, context.tz)
+        except Exception:  # rendering the page logs what is wrong with it
+            value = None
+        undated[page] = undated[page] or value is None
+    return list(zip(newest, undated, strict=True))
+
+
+@dataclass(frozen=True)
+class Cut:
+    """One page of a list: items ``start`` to ``end``, the newest lastmod of its entries,
+    and whether an entry has none."""
+
+    start: int
+    end: int
+    newest: Lastmod | None
+    undated: bool
+
+
+def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) -> list[Cut]:
+    """Each page of a list, measured entry by entry."""
+    factory = entry_factory(sitemap, context)
+    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
+    cuts: list[Cut] = []
+    writer = new_writer(sitemap, context.stylesheet)
+    start = 0
+    newest: Lastmod | None = None
+    undated = False
+    for index, item in enumerate(items):
+        xml, locs = item_entries(factory, languages, item, writer.locs)
+        if xml is None:
+            continue
+        if not writer.add_xml(xml, entries=len(locs)):
+            cuts.append(Cut(start, index, newest, undated))
+            writer, start, newest = new_writer(sitemap, context.stylesheet), index, None
+            undated = False
+            writer.add_xml(xml, entries=len(locs))
+        writer.locs.update(locs)
+        newest = later(newest, factory.last_lastmod, context.tz)
+        undated = undated or factory.last_lastmod is None
+    if writer.count:
+        cuts.append(Cut(start, len(items), newest, undated))
+    return cuts
+
+
+def item_entries(
+    factory: EntryFactory, languages: LanguageEntries | None, item: Any, listed: set[str]
+) -> tuple[str | None, list[str]]:
+    """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
+    if languages is not None:
+        xml = languages(item, listed)
+        return xml, languages.locs
+    xml = factory(item)
+    if xml is None:
+        return None, []
+    loc = factory.last_loc
+    if loc in listed:
+        factory.skip_duplicate(item, loc)
+        return None, []
+    return xml, [loc]

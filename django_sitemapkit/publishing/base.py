@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
-from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
+from django_sitemapkit.engine.rendering import INDEX_NAME, page_filename
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
 
 MANIFEST_NAME = "sitemapkit-manifest.json"

@@ -52,7 +52,7 @@ SETTLED = datetime.timedelta(seconds=2)
 # Written before a build's first file and deleted after its publish: if it is
 # there, a build died writing, and the files may not be what the manifest says.
 UNFINISHED = ".sitemapkit-unfinished"
-# The names of a set's files (engine/filenames.py): index, pages, .gz, stylesheet.
+# The names of a set's files (engine/rendering.py): index, pages, .gz, stylesheet.
 SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.xsl")
 
 

@@ -30,7 +30,7 @@ from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.rendering import (
     URL_NAMESPACE,
-    Sections,
+    SectionRegistry,
     make_context,
     site_time_zone,
 )
@@ -103,7 +103,7 @@ def listing(sitemap: ModelSitemap, numbers: set[int], base_url: str, namespace: 
 
 
 def stale_sections(
-    sitemaps: Sections,
+    sitemaps: SectionRegistry,
     names: Iterable[str],
     site: SiteConfig | None,
     manifest: Manifest,
@@ -129,7 +129,7 @@ def stale_sections(
 
 
 def may_serve_build(
-    sitemaps: Sections, names: list[str], site: SiteConfig | None, salts: dict[str, str]
+    sitemaps: SectionRegistry, names: list[str], site: SiteConfig | None, salts: dict[str, str]
 ) -> bool:
     """Whether the views may serve the published files of sections ``names``.
 

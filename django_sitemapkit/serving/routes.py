@@ -6,8 +6,7 @@ from typing import Any
 
 from django.urls import URLPattern, re_path
 
-from django_sitemapkit.engine.filenames import PAGE_NUMBER
-from django_sitemapkit.engine.rendering import Sections
+from django_sitemapkit.engine.rendering import PAGE_NUMBER, SectionRegistry
 from django_sitemapkit.serving import stylesheet, views
 from django_sitemapkit.serving.keyfile import key_file_pattern
 
@@ -15,7 +14,7 @@ _SECTION = r"(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)"
 _PAGE = rf"sitemap-{_SECTION}-(?P<page>{PAGE_NUMBER})"
 
 
-def patterns(sitemaps: Sections) -> list[URLPattern]:
+def patterns(sitemaps: SectionRegistry) -> list[URLPattern]:
     """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml``, their ``.gz``, and contrib's old URLs."""
     kwargs: dict[str, Any] = {"sitemaps": sitemaps}
     return [

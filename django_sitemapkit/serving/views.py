@@ -20,13 +20,15 @@ from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME, PAGE_NUMBER, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
+    INDEX_NAME,
+    PAGE_NUMBER,
     RenderedFile,
     SectionNotFound,
-    Sections,
+    SectionRegistry,
     SiteSections,
+    page_filename,
     render_index,
     render_page,
     site_of,
@@ -47,7 +49,7 @@ _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) /
 
 
 def _built(
-    sitemaps: Sections, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
+    sitemaps: SectionRegistry, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
 ) -> RenderedFile | None:
     """The file from the published build (sitemapkit_build), if there is one."""
     conf = get_settings()
@@ -66,14 +68,14 @@ def _built(
     return None if found is None else RenderedFile(*found)
 
 
-def _build_current(sitemaps: Sections, sections: list[str], site: SiteConfig | None) -> bool:
+def _build_current(sitemaps: SectionRegistry, sections: list[str], site: SiteConfig | None) -> bool:
     """Whether the published build of ``sections`` may be served (see freshness.py)."""
     cache = get_cache()
     salts = {} if cache is None else section_tokens(cache, sections)
     return may_serve_build(sitemaps, sections, site, salts)
 
 
-def _site_sections(request: HttpRequest, sitemaps: Sections) -> Sections:
+def _site_sections(request: HttpRequest, sitemaps: SectionRegistry) -> SectionRegistry:
     """``sitemaps`` as the request's site lists them, under ``SITEMAPKIT["SITES"]``.
 
     The host is ``request.get_host()``'s, which ``ALLOWED_HOSTS`` validated
@@ -90,7 +92,7 @@ def _site_sections(request: HttpRequest, sitemaps: Sections) -> Sections:
 
 def _serve(
     request: HttpRequest,
-    sitemaps: Sections,
+    sitemaps: SectionRegistry,
     filename: str,
     sections: list[str],
     render: Callable[[str], RenderedFile],
@@ -210,7 +212,7 @@ def _ignore_if_modified_since(request: HttpRequest) -> None:
 
 @nosniff
 @require_safe
-def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpResponseBase:
+def index(request: HttpRequest, sitemaps: SectionRegistry, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
     sitemaps = _site_sections(request, sitemaps)
     return _serve(
@@ -226,7 +228,7 @@ def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpRes
 @nosniff
 @require_safe
 def section(
-    request: HttpRequest, section: str, page: str, sitemaps: Sections, gz: bool = False
+    request: HttpRequest, section: str, page: str, sitemaps: SectionRegistry, gz: bool = False
 ) -> HttpResponseBase:
     """``/sitemap-<section>-<page>.xml``."""
     sitemaps = _site_sections(request, sitemaps)
@@ -248,7 +250,9 @@ _CONTRIB_PAGE = re.compile(rf"0*({PAGE_NUMBER})")
 
 
 @require_safe
-def contrib_section(request: HttpRequest, section: str, sitemaps: Sections) -> HttpResponseBase:
+def contrib_section(
+    request: HttpRequest, section: str, sitemaps: SectionRegistry
+) -> HttpResponseBase:
     """``/sitemap-<section>.xml?p=N``, django.contrib.sitemaps' URL: a 301 to the page's file."""
     # Anything else (a sign, "²", "①", a number no page could have) is no page.
     number = _CONTRIB_PAGE.fullmatch(request.GET.get("p", "1"))

@@ -21,8 +21,7 @@ from django.urls import NoReverseMatch
 
 from django_sitemapkit.boundedhttp import Deadline
 from django_sitemapkit.conf import base_url, clean_base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME
-from django_sitemapkit.engine.rendering import index_path
+from django_sitemapkit.engine.rendering import INDEX_NAME, index_path
 from django_sitemapkit.publishing.base import Publisher, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.localfolder import LocalPublisher

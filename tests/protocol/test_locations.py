@@ -637,7 +637,7 @@ def test_parse_base_url_errors(value: object, message: str) -> None:
 
 
 def test_names_other_modules_import_from_here() -> None:
-    # conf, engine.entries and engine.indexscope import these from locations.
+    # conf, engine.entries and engine.rendering import these from locations.
     assert DEFAULT_STRIP_PARAMS is sessionids.DEFAULT_STRIP_PARAMS
     assert InvalidLocation is uripaths.InvalidLocation
     assert issubclass(InvalidLocation, ValueError)

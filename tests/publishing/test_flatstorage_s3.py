@@ -141,13 +141,13 @@ def test_an_edit_rewrites_its_page_on_s3_and_keeps_the_others(
     default_site.builder().run()
     before = objects(client, name)
     rendered: list[int] = []
-    real = sections.render_page
+    real = sections.render_sitemap_page
 
-    def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+    def spy(sitemap: Any, number: int, context: Any) -> Any:
         rendered.append(number)
-        return real(sitemap, number, context, span)
+        return real(sitemap, number, context)
 
-    monkeypatch.setattr(sections, "render_page", spy)
+    monkeypatch.setattr(sections, "render_sitemap_page", spy)
     article = Article.objects.order_by("pk")[1500]
     article.updated_at = EDITED
     article.save()

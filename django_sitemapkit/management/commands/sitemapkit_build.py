@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit.building.builder import Builder, BuildError, BuildResult
-from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
+from django_sitemapkit.engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory
 from django_sitemapkit.management.siteoption import add_site_option, chosen_sites
 from django_sitemapkit.protocol.writer import IndexFull
 from django_sitemapkit.publishing.base import BuildLocked, PublishError
