@@ -104,6 +104,8 @@ def listing(
     if isinstance(sitemap, ModelSitemap):
         numbers = pages_listing(sitemap, context, [f.number for f in figures])
         return [f for f in figures if f.number in numbers]
+    if isinstance(sitemap, ContribUrlsSection):
+        return figures  # contrib's get_urls() pages are rendered: each lists an entry
     pages = {f.number: queryset_page(sitemap, f.number) for f in figures}
     if not figures or None in pages.values():
         return figures  # a list's pages are cut by rendering each entry: each lists one
