@@ -24,7 +24,7 @@ from django.urls import URLPattern, path
 
 from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.rendering import (
-    Sections,
+    SectionRegistry,
     SiteSections,
     make_context,
     site_time_zone,
@@ -33,8 +33,7 @@ from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.engine.sections import pages_listing
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.models import SitemapStatus
-from django_sitemapkit.publishing.base import PublishError
-from django_sitemapkit.publishing.manifest import Manifest, page_fingerprint
+from django_sitemapkit.publishing.base import Manifest, PublishError
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.reversing import rendering_language
 from django_sitemapkit.serving.cache import build_holds_writes
@@ -79,7 +78,7 @@ class SiteStatus:
         return {**asdict(self), "stale": self.stale}
 
 
-def site_status(registry: Sections, site: SiteConfig | None = None) -> SiteStatus:
+def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> SiteStatus:
     """The published build of ``site`` (None: the only one) section by section (queries)."""
     if site is not None:
         registry = SiteSections(registry, site)
@@ -140,12 +139,8 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
     if not isinstance(sitemap, ModelSitemap):
         return ""
     name = sitemap.name
-    published = {r.number: r.fingerprint for r in manifest.pages if r.section == name}
-    tz = site_time_zone()
-    live = {s.number: page_fingerprint(s, tz) for s in rows.keyset_pages(sitemap).summaries()}
-    by_count = sitemap.get_lastmod_field() is None
-    was = sum(_count(f) for f in published.values())
-    now = sum(_count(f) for f in live.values())
+    published = {r.number: r for r in manifest.pages if r.section == name}
+    live = {f.number: f for f in rows.keyset_pages(sitemap).figures(site_time_zone())}
     missing = set(live) - set(published)
     if missing:
         # A build leaves out (and the index does not name) a page whose every
@@ -157,18 +152,15 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
             return f"{len(unpublished)} pages not published"
     if set(published) - set(live):
         return f"{len(set(published) - set(live))} pages now empty"
-    for number, fingerprint in sorted(live.items()):
+    was = sum(r.urls + r.skipped for r in published.values())
+    now = sum(f.count for f in live.values())
+    for number, figures in sorted(live.items()):
         before = published.get(number)
         if before is None:
             continue  # split off while rendering, or every row skipped
-        if (_count(before) != _count(fingerprint)) if by_count else (before != fingerprint):
+        if before.fingerprint != figures.fingerprint:
             return f"page {number} changed ({now - was:+,} rows in all)"
     return ""
-
-
-def _count(fingerprint: str | None) -> int:
-    text = (fingerprint or "").partition("|")[0]
-    return int(text) if text.isdigit() else 0
 
 
 def to_seconds(value: datetime.datetime) -> str:

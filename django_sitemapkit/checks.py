@@ -25,7 +25,7 @@ from django_sitemapkit.conf import (
     base_url,
     clean_base_url,
 )
-from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit.engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.notifying.indexnow import config_problems
 from django_sitemapkit.publishing.selection import folder_problem

@@ -1,10 +1,10 @@
-"""Persistent page boundaries of model sections (see ``pages.py`` and ``pagetable.py``)."""
+"""Persistent page boundaries of model sections (see ``engine/pages.py``)."""
 
 from __future__ import annotations
 
 from django.db import models
 
-from django_sitemapkit.engine.pagetable import PageManager
+from django_sitemapkit.engine.pages import PageManager
 
 
 class SitemapPage(models.Model):
@@ -39,23 +39,3 @@ class SitemapStatus(SitemapPage):
         proxy = True
         verbose_name = "sitemap status"
         verbose_name_plural = "sitemap status"
-
-
-class SitemapChange(models.Model):
-    """A row of a section saved or deleted since a build read the change log (``CHANGE_LOG``).
-
-    ``target`` names the build that has yet to read it (changelog.py); ``key``
-    is the row's primary key as text, or ``None`` when the whole section is to
-    be scanned (``invalidate()`` without ``pks``).
-    """
-
-    id = models.BigAutoField(primary_key=True)
-    target = models.CharField(max_length=200)
-    section = models.CharField(max_length=64)
-    key = models.TextField(null=True, blank=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["target", "id"], name="sitemapkit_change_target")]
-
-    def __str__(self) -> str:
-        return f"{self.target}: {self.section} {self.key or '(scan)'}"

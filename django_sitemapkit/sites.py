@@ -22,8 +22,7 @@ from django.db import models
 from django.urls import URLPattern, get_resolver
 from django.utils.module_loading import autodiscover_modules
 
-from django_sitemapkit.building.builder import Builder
-from django_sitemapkit.building.result import BuildResult
+from django_sitemapkit.building.builder import Builder, BuildResult
 from django_sitemapkit.compat import is_contrib_sitemap, section_class
 from django_sitemapkit.engine.rendering import URL_NAMESPACE
 from django_sitemapkit.publishing.base import Publisher
@@ -244,7 +243,7 @@ class SitemapSite:
         for target in targets:
             sections_written([target] if isinstance(target, str) else sections_of(target, self))
 
-    def pages_changed(self, section: str) -> None:
+    def invalidate_listing(self, section: str) -> None:
         # A render moved the section's pages: the cached index lists the old ones.
         drop_cached_files([section])
 

@@ -19,8 +19,6 @@ import pytest
 from hypothesis import HealthCheck, settings
 from moto import server as moto_server
 
-from django_sitemapkit.engine import rangestats
-from django_sitemapkit.engine.rangestats import RangeAggregator
 from django_sitemapkit.sites import site
 from tests.xsd import validate_index, validate_urlset
 
@@ -85,19 +83,3 @@ def _clear_cache() -> Any:
     for alias in caches:
         caches[alias].clear()
     return
-
-
-@pytest.fixture
-def second_connection(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The SQL a range scan runs on its second connection, on a machine of two cores."""
-    statements: list[str] = []
-    real = RangeAggregator._execute_on_own_connection
-
-    def spy(self: RangeAggregator, batch: Any) -> Any:
-        batch = list(batch)
-        statements.extend(sql for sql, _params in batch)
-        return real(self, batch)
-
-    monkeypatch.setattr(RangeAggregator, "_execute_on_own_connection", spy)
-    monkeypatch.setattr(rangestats, "_cpus", lambda: 2)
-    return statements

@@ -14,6 +14,7 @@ import zoneinfo
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.http import HttpResponseBase
 from django.test import Client, RequestFactory
 from django.utils.http import http_date, parse_http_date
@@ -198,3 +199,104 @@ def test_a_local_lastmod_in_year_10000_utc_end_to_end(
     Article.objects.create(slug="latest", updated_at=LATEST)
     # That lastmod cannot be written in Chicago: the entry is listed without it.
     fetch_all(client, dated=False)
+
+
+# -- the index's lastmod of each page: one definition, live and built ------------------------
+
+T0 = datetime.datetime(2026, 1, 1, tzinfo=UTC)
+BASE = "https://www.example.com"
+
+
+def register_articles(sitemaps: Any, skip: str | None = None) -> None:
+    """Articles 10 a page; the one whose slug is ``skip`` has a location no sitemap may list."""
+
+    @sitemapkit.register(Article)
+    class ArticleSitemap(sitemapkit.ModelSitemap):
+        limit = 10
+
+        def get_queryset(self) -> Any:
+            return Article.objects.filter(published=True)
+
+        def location(self, item: Article) -> str:
+            return "mailto:x@example.com" if item.slug == skip else f"/articles/{item.slug}/"
+
+
+def add_articles(count: int) -> list[Article]:
+    Article.objects.bulk_create(
+        Article(slug=f"a{i}", updated_at=T0 + datetime.timedelta(hours=i)) for i in range(count)
+    )
+    return list(Article.objects.order_by("pk"))
+
+
+def served_index(client: Client, settings: Any, *, built: bool) -> bytes:
+    """``/sitemap.xml`` as the views serve it: the published build's, or rendered live."""
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "SERVE_BUILT_FILES": built, "CACHE_TIMEOUT": 0}
+    response = client.get("/sitemap.xml")
+    assert response.status_code == 200
+    return b"".join(response)
+
+
+def built_index(folder: Any) -> bytes:
+    return (folder / "current" / "sitemap.xml").read_bytes()
+
+
+def lastmods(index: bytes) -> dict[str, str | None]:
+    return dict(parse_index(index))
+
+
+@pytest.mark.django_db
+def test_an_unchanged_page_never_announces_an_older_lastmod(
+    sitemaps: Any, client: Client, settings: Any, tmp_path: Any
+) -> None:
+    """Build; delete a row (the newest of page 1) and edit a row of page 3; invalidate.
+
+    Whichever index is served -- the build before, the live one, the next build --
+    the pages whose rows did not change keep their lastmod, and live equals built.
+    """
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+    register_articles(sitemaps)
+    rows = add_articles(35)
+    call_command("sitemapkit_build", verbosity=0)
+    before = built_index(tmp_path)
+    assert served_index(client, settings, built=False) == before
+
+    rows[9].delete()
+    rows[25].updated_at = T0 + datetime.timedelta(days=30)
+    rows[25].save()
+    sitemaps.invalidate()
+    live_between = served_index(client, settings, built=False)
+    served_between = served_index(client, settings, built=True)
+    call_command("sitemapkit_build", verbosity=0)
+    after = built_index(tmp_path)
+    assert served_index(client, settings, built=False) == after
+    assert served_index(client, settings, built=True) == after
+    assert live_between == after
+
+    unchanged = [f"{BASE}/sitemap-testapp-article-{n}.xml" for n in (2, 4)]
+    for index in (served_between, live_between, after):
+        for page in unchanged:
+            assert lastmods(index)[page] == lastmods(before)[page], page
+    # The changed pages: page 1 dated by its newest row left, page 3 by the edit.
+    assert (
+        lastmods(after)[f"{BASE}/sitemap-testapp-article-1.xml"] == rows[8].updated_at.isoformat()
+    )
+    assert lastmods(after)[f"{BASE}/sitemap-testapp-article-3.xml"] == "2026-01-31T00:00:00+00:00"
+
+
+@pytest.mark.django_db
+def test_a_skipped_item_dates_its_page_alike_live_and_built(
+    sitemaps: Any, client: Client, settings: Any, tmp_path: Any
+) -> None:
+    """The newest row of page 2 is skipped (its location may not be listed): the live index,
+    which counts rows without rendering them, and the build give page 2 the same lastmod."""
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
+    register_articles(sitemaps, skip="a19")
+    rows = add_articles(25)
+    call_command("sitemapkit_build", verbosity=0)
+    built = built_index(tmp_path)
+    live = served_index(client, settings, built=False)
+    assert live == built
+    page_2 = lastmods(built)[f"{BASE}/sitemap-testapp-article-2.xml"]
+    assert page_2 == rows[19].updated_at.isoformat()
+    urlset = client.get("/sitemap-testapp-article-2.xml")
+    assert "/articles/a19/" not in b"".join(urlset).decode()

@@ -19,28 +19,29 @@ later page on each deletion. Recording the cuts gives both. Under-full pages
 are never merged: that would change a page that no edit touched.
 
 Cuts are recorded where the process making them can write, and made the same
-way in memory where it cannot (pagetable.py). No query uses OFFSET: a page is
-an index range scan, and the index's per-page lastmod comes from one scan of
-per-range aggregates (pagefigures.py, rangestats.py), which also gives an
-incremental build each segment's figures (how splicing.py finds edits).
+way in memory where it cannot (``PageManager``). No query uses OFFSET: a page is
+an index range scan, and the index's figures of every page come from one scan
+of per-range aggregates (keyranges.py).
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Collection, Mapping, Sequence
+import enum
+import hashlib
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import models
+from django.apps import apps
+from django.db import DatabaseError, IntegrityError, connections, models, router, transaction
 from django.db.models import Q, QuerySet
 
-from django_sitemapkit.engine.pagefigures import Figures, Known, PageFigures
-from django_sitemapkit.engine.pagetable import FIRST_PAGE, Page, Recording, page_table
-from django_sitemapkit.engine.rangestats import RangeStats
-
-# Which of a section's recorded pages to scan, by number.
-Choice = Callable[[Sequence[Page]], Collection[int]]
+from django_sitemapkit.engine.internals import bound_alias
+from django_sitemapkit.engine.keyranges import PageFigures, RangeAggregator, RangeStats
+from django_sitemapkit.siteconfig import current_site
+from django_sitemapkit.sitemaps import Sitemap
 
 
 class PageNotFound(LookupError):
@@ -53,30 +54,10 @@ class PageNotFound(LookupError):
 
 
 @dataclass(frozen=True)
-class PageSummary:
-    """What the index needs of one page."""
-
-    number: int
-    count: int
-    lastmod: datetime.datetime | datetime.date | None
-    # The count and newest lastmod of each of the page's segments, when
-    # summaries() was asked for them (see there).
-    segments: tuple[RangeStats, ...] | None = None
-    # A row of the page has no lastmod: the index announces none for it (the
-    # newest of the others would not move when that row changes).
-    undated: bool = False
-
-
-@dataclass(frozen=True)
 class KeySpan:
-    """Part of a page: the rows with keys above ``after`` and up to ``through``.
-
-    Keys are in their text form, as stored; None leaves that side open (the
-    page's own bound applies).
-    """
+    """The rows of a page with keys above ``after`` (as text; None: the page's own start)."""
 
     after: str | None = None
-    through: str | None = None
 
 
 class KeysetPages:
@@ -104,20 +85,14 @@ class KeysetPages:
         return None if text is None else self.pk_field.to_python(text)
 
     def _range_q(self, page: Page, span: KeySpan | None = None) -> Q:
-        """The rows of ``page``, or of ``span`` within it.
-
-        One bound per side: a span's bounds lie within the page's, and
-        SQLite ranges a scan by only one of several bounds on a key.
-        """
-        span = span or KeySpan()
+        """The rows of ``page``, or of ``span`` within it (one bound per side: SQLite
+        ranges a scan by only one of several bounds on a key)."""
         q = Q()
-        if span.after is not None:
+        if span is not None and span.after is not None:
             q &= Q(pk__gt=self._key(span.after))
         elif page.start_key is not None:
             q &= Q(pk__gte=self._key(page.start_key))
-        if span.through is not None:
-            q &= Q(pk__lte=self._key(span.through))
-        elif page.end_key is not None:
+        if page.end_key is not None:
             q &= Q(pk__lt=self._key(page.end_key))
         return q
 
@@ -147,54 +122,32 @@ class KeysetPages:
 
     def pages(self) -> list[Page]:
         """The section's pages in number order, those past ``limit`` rows cut."""
-        return self._settle({}, parallel=False, choose=None, known=None)[0]
+        return self._settle()[0]
 
     # -- the index -----------------------------------------------------------
 
-    def summaries(
-        self,
-        segment_cuts: Mapping[int, Sequence[str]] | None = None,
-        *,
-        parallel: bool = False,
-        choose: Choice | None = None,
-        known: Known | None = None,
-    ) -> list[PageSummary]:
-        """Every non-empty page with its row count and newest lastmod.
+    def figures(self, tz: datetime.tzinfo) -> list[PageFigures]:
+        """The figures of every non-empty page, in one scan (see PageFigures).
 
         Cuts pages that grew past ``limit`` first, so the result never names
-        a page that would have to be cut short. ``segment_cuts`` (an
-        incremental build's record of where each page's segments end, by page
-        number) asks for the same figures per segment, in the same scan, for
-        every page whose cuts still lie within its range. ``parallel`` lets a
-        second connection scan half of the section meanwhile (builds and the
-        index; see RangeAggregator). ``choose`` limits the scan to the pages it picks
-        (and those cut from them), empty ones included; ``known``, to the
-        segments it names of the pages whose segments it knows (see
-        PageFigures.of).
+        a page that would have to be cut short.
         """
-        cuts = segment_cuts or {}
-        pages, figures, changed = self._settle(cuts, parallel, choose, known)
-        if changed:
-            figures.update(self._aggregate(changed, cuts, parallel))
+        pages, stats = self._settle()
         return [
-            PageSummary(
-                number=page.number,
-                count=figures[page.number][0].count,
-                lastmod=figures[page.number][0].lastmod,
-                segments=figures[page.number][1],
+            PageFigures.of(
+                page.number,
+                stats[page.number].count,
+                stats[page.number].newest,
+                tz,
+                key_range=(page.start_key, page.end_key),
+                undated=stats[page.number].undated,
             )
             for page in pages
-            if page.number in figures and (choose is not None or figures[page.number][0].count > 0)
+            if stats[page.number].count
         ]
 
-    def _settle(
-        self,
-        segment_cuts: Mapping[int, Sequence[str]],
-        parallel: bool,
-        choose: Choice | None,
-        known: Known | None,
-    ) -> tuple[list[Page], Figures, list[Page]]:
-        """The pages, overfull ones cut; the figures of the pages as read; the pages cut.
+    def _settle(self) -> tuple[list[Page], dict[int, RangeStats]]:
+        """The pages, overfull ones cut, and their figures.
 
         Cuts are recorded where the connection can write, and kept in memory
         all the same (a replica may lag). Cuts another process recorded since
@@ -204,42 +157,30 @@ class KeysetPages:
         for _attempt in range(3):
             recorded = table.pages(self.section)
             pages = recorded or [FIRST_PAGE]
-            picked = None if choose is None else choose(pages)
-            chosen = [page for page in pages if picked is None or page.number in picked]
-            figures = self._aggregate(chosen, segment_cuts, parallel, known)
-            overfull = [page for page in chosen if figures[page.number][0].count > self.limit]
+            stats = self._aggregate(pages)
+            overfull = [page for page in pages if stats[page.number].count > self.limit]
             if not overfull:
-                return pages, figures, []
+                return pages, stats
             cut = self._cut(pages, overfull)
             table = page_table(write=True)
             if table.record(self.section, recorded, cut) is not Recording.CONFLICT:
                 break
         unchanged = set(pages)
-        return cut, figures, [page for page in cut if page not in unchanged]
+        stats.update(self._aggregate([page for page in cut if page not in unchanged]))
+        return cut, stats
 
-    def _aggregate(
-        self,
-        pages: Sequence[Page],
-        segment_cuts: Mapping[int, Sequence[str]],
-        parallel: bool = False,
-        known: Known | None = None,
-    ) -> Figures:
-        """Row count and newest lastmod of each page, and of its segments where asked
-        (see PageFigures.of)."""
-        figures = PageFigures(self.queryset, self.lastmod_field, self._key, parallel=parallel)
-        return figures.of(pages, segment_cuts, known)
+    def _aggregate(self, pages: Sequence[Page]) -> dict[int, RangeStats]:
+        """Row count and newest lastmod of each page, by number, in one scan."""
+        nullable = self.lastmod_field is not None and self._lastmod_nullable()
+        aggregator = RangeAggregator(self.queryset, self.lastmod_field, nullable=nullable)
+        ranges = [(page.start_key, page.end_key) for page in pages]
+        return {
+            page.number: stats for page, stats in zip(pages, aggregator.stats(ranges), strict=True)
+        }
 
-    def pages_with_null(self, field: str, numbers: Collection[int]) -> set[int]:
-        """Which of pages ``numbers`` hold a row whose ``field`` is NULL, in one scan."""
-        null = Q(**{f"{field}__isnull": True})
-        recorded = page_table().pages(self.section) or [FIRST_PAGE]
-        pages = [page for page in recorded if page.number in numbers]
-        figures = PageFigures(self.queryset.filter(null), None, self._key, parallel=False)
-        found = {number for number, (stats, _) in figures.of(pages, {}).items() if stats.count}
-        # Pages cut in memory only (where the page table is not written): one query each.
-        unrecorded = set(numbers) - {page.number for page in pages}
-        found.update(n for n in unrecorded if self.page_queryset(n).filter(null).exists())
-        return found
+    def _lastmod_nullable(self) -> bool:
+        assert self.lastmod_field is not None
+        return bool(self.queryset.model._meta.get_field(self.lastmod_field).null)
 
     # -- splitting -----------------------------------------------------------
 
@@ -288,3 +229,161 @@ class KeysetPages:
         # On a conflict the other process's change stands; a page that still
         # does not fit is split at its next render.
         return table.record(self.section, recorded, after) is not Recording.REFUSED
+
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+@dataclass(frozen=True)
+class Page:
+    """Page ``number``: the rows whose key lies in ``[start_key, end_key)``.
+
+    Keys are in their text form, as recorded; None leaves that side open.
+    """
+
+    number: int
+    start_key: str | None = None
+    end_key: str | None = None
+
+
+# The one page of a section nothing was recorded for. A first cut records it
+# along with the page it splits off, so a missing page 1 means nothing is.
+FIRST_PAGE = Page(1)
+
+
+class Recording(enum.Enum):
+    """How recording pages went."""
+
+    RECORDED = enum.auto()
+    # Another process changed the pages since they were read.
+    CONFLICT = enum.auto()
+    # The connection may not write the table.
+    REFUSED = enum.auto()
+
+
+class _ChangedMeanwhile(Exception):
+    """A page no longer has the bounds it was read with: roll the recording back."""
+
+
+# Per vendor, a query answering whether the table (its quoted name for each
+# %s) may be written: the role's privileges and a read-only session on
+# PostgreSQL, a query-only connection on SQLite, a read-only server (a
+# replica) on MySQL and MariaDB.
+_WRITABLE = {
+    "postgresql": "SELECT current_setting('transaction_read_only') = 'off'"
+    " AND has_table_privilege(%s, 'INSERT') AND has_table_privilege(%s, 'UPDATE')",
+    "sqlite": "SELECT NOT query_only FROM pragma_query_only()",
+    "mysql": "SELECT NOT @@read_only",
+}
+
+
+class PageManager(models.Manager[models.Model]):
+    """Reads and records sections' pages; without ``db_manager()``, on the router's database."""
+
+    def pages(self, section: str) -> list[Page]:
+        """The recorded pages of ``section``, in number order."""
+        rows = self.filter(section=section).order_by("number")
+        return [Page(*row) for row in rows.values_list("number", "start_key", "end_key")]
+
+    def page(self, section: str, number: int) -> Page | None:
+        rows = self.filter(section=section, number=number).values_list("start_key", "end_key")
+        found = rows.first()
+        return None if found is None else Page(number, *found)
+
+    def writable(self) -> bool:
+        """Whether the table may be written, where the database tells without a write.
+
+        PostgreSQL logs every refused statement as an ERROR in the server's
+        log, so it is asked first, as the other databases are where they can
+        tell; a refused write is caught all the same (see ``record``).
+        """
+        connection = connections[bound_alias(self) or router.db_for_write(self.model)]
+        table = connection.ops.quote_name(self.model._meta.db_table)
+        query = _WRITABLE.get(connection.vendor)
+        if query is None:
+            return True
+        with connection.cursor() as cursor:
+            cursor.execute(query, [table] * query.count("%s"))
+            row = cursor.fetchone()
+        return bool(row and row[0])
+
+    def record(self, section: str, before: Sequence[Page], after: Sequence[Page]) -> Recording:
+        """Make the recorded pages of ``section``, read as ``before``, into ``after``.
+
+        Pages only split: a page of ``before`` keeps its number and start and
+        may end lower; a page not in ``before`` is new. No row is locked: a
+        page is updated only if it still has the bounds it was read with, and
+        numbers are unique, so a process that changed the pages meanwhile
+        makes the whole recording fail (CONFLICT) rather than leave pages
+        that overlap. Where the connection may not write (a read-only role,
+        a replica), REFUSED; a refusal ``writable()`` did not foresee is
+        caught in a savepoint, which leaves the caller's transaction usable.
+        """
+        if not self.writable():
+            return Recording.REFUSED
+        db = bound_alias(self) or router.db_for_write(self.model)
+        read = {page.number: page for page in before}
+        new: list[models.Model] = [
+            self.model(section=section, number=p.number, start_key=p.start_key, end_key=p.end_key)
+            for p in after
+            if p.number not in read
+        ]
+        try:
+            with transaction.atomic(using=db):
+                for page in after:
+                    was = read.get(page.number)
+                    if was is not None and was != page:
+                        bounds = {"start_key": was.start_key, "end_key": was.end_key}
+                        rows = self.using(db).filter(section=section, number=page.number, **bounds)
+                        if not rows.update(end_key=page.end_key):
+                            raise _ChangedMeanwhile
+                self.using(db).bulk_create(new)
+        except (IntegrityError, _ChangedMeanwhile):
+            return Recording.CONFLICT
+        except DatabaseError as exc:
+            logger.debug("Pages of section %r not recorded (%s): cut in memory.", section, exc)
+            return Recording.REFUSED
+        return Recording.RECORDED
+
+
+def page_table(*, write: bool = False) -> PageManager:
+    """The table on the database the router gives for reads, or for writes.
+
+    Pages read to be changed are read where they are written. Looked up by
+    name: pages.py imports this module while apps load, before models may be.
+    """
+    model = apps.get_model("django_sitemapkit", "SitemapPage")
+    db = router.db_for_write(model) if write else router.db_for_read(model)
+    return model._default_manager.db_manager(db)
+
+
+Items = TypeVar("Items")
+
+# SitemapPage.section's max_length.
+PAGE_TABLE_NAME_LENGTH = 64
+
+
+def narrows_per_site(sitemap: Sitemap) -> bool:
+    """Whether the section lists other items on each site (it overrides ``for_site()``)."""
+    return type(sitemap).for_site is not Sitemap.for_site
+
+
+def on_current_site(sitemap: Sitemap, items: Items) -> Items:
+    """``items`` as the current site lists them: ``for_site()``'s, when a site is rendering."""
+    site = current_site()
+    if site is None or not narrows_per_site(sitemap):
+        return items
+    result: Any = sitemap.for_site(items, site)
+    return result  # type: ignore[no-any-return]
+
+
+def page_table_name(sitemap: Sitemap) -> str:
+    """The name the section's page boundaries are recorded under: per site where its rows are."""
+    site = current_site()
+    if site is None or not narrows_per_site(sitemap):
+        return sitemap.name
+    name = f"{sitemap.name}@{site.name}"
+    if len(name) <= PAGE_TABLE_NAME_LENGTH:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+    return f"{name[: PAGE_TABLE_NAME_LENGTH - 17]}~{digest}"

@@ -7,37 +7,38 @@ written by the build are the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import gzip
 import hashlib
 import logging
 import posixpath
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
+from typing import NoReturn, Protocol
 
+from django.db import connections
 from django.urls import get_resolver, get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 
 from django_sitemapkit.conf import get_settings
-from django_sitemapkit.engine.emptysite import empty_site_pieces
+from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.entries import RenderContext
-from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.sections import index_summaries
-from django_sitemapkit.engine.sections import render_page as render_section_page
+from django_sitemapkit.engine.routes import url_route
+from django_sitemapkit.engine.sections import listing, page_figures, render_sitemap_page
 from django_sitemapkit.engine.skiplog import one_render
-from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.files import STYLESHEET_NAME
-from django_sitemapkit.protocol.locations import LocationBuilder
+from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
-from django_sitemapkit.protocol.writer import IndexWriter
+from django_sitemapkit.protocol.writer import IndexWriter, UrlsetWriter, escape
 from django_sitemapkit.reversing import rendering_language
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
-from django_sitemapkit.sitemaps import Sitemap
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 
 
-class Sections(Protocol):
+class SectionRegistry(Protocol):
     """What rendering needs of a set of sections: a ``SitemapSite``."""
 
     #: The URL namespace its views are routed under.
@@ -49,14 +50,14 @@ class Sections(Protocol):
 
     def sections(self) -> list[str]: ...
 
-    def pages_changed(self, section: str) -> None:
+    def invalidate_listing(self, section: str) -> None:
         """The recorded pages of ``section`` changed: drop what lists them."""
 
 
 class SiteSections:
     """The sections of ``sitemaps`` one site of ``SITEMAPKIT["SITES"]`` lists."""
 
-    def __init__(self, sitemaps: Sections, site: SiteConfig) -> None:
+    def __init__(self, sitemaps: SectionRegistry, site: SiteConfig) -> None:
         self.sitemaps = sitemaps
         self.site = site
         self.name = sitemaps.name
@@ -70,11 +71,11 @@ class SiteSections:
     def sections(self) -> list[str]:
         return [name for name in self.sitemaps.sections() if self.site.lists(name)]
 
-    def pages_changed(self, section: str) -> None:
-        self.sitemaps.pages_changed(section)
+    def invalidate_listing(self, section: str) -> None:
+        self.sitemaps.invalidate_listing(section)
 
 
-def site_of(sitemaps: Sections) -> SiteConfig | None:
+def site_of(sitemaps: SectionRegistry) -> SiteConfig | None:
     """The site whose sections ``sitemaps`` are, if they are one site's."""
     return sitemaps.site if isinstance(sitemaps, SiteSections) else None
 
@@ -83,6 +84,9 @@ def site_of(sitemaps: Sections) -> SiteConfig | None:
 URL_NAMESPACE = "sitemapkit"
 
 logger = logging.getLogger("django_sitemapkit")
+
+# gzip level 6: zlib's default, the usual balance for files fetched often.
+GZIP_LEVEL = 6
 
 
 class SectionNotFound(LookupError):
@@ -95,36 +99,19 @@ class RenderedFile:
     last_modified: datetime.datetime | None
     url_count: int = 0
     skipped: int = 0
-    # The sizes of the writer's pieces (head, segments, tail) that make up
-    # ``content``: its .gz compresses them one by one, as a build does.
-    piece_sizes: tuple[int, ...] = ()
 
     @cached_property
     def etag(self) -> str:
         return f'"{hashlib.sha256(self.content).hexdigest()[:32]}"'
 
     def gzipped(self) -> RenderedFile:
-        """The same file as raw gzip, byte for byte what a build writes."""
-        data = gzip_pieces(split_pieces(self.content, self.piece_sizes))
-        return RenderedFile(data, self.last_modified, self.url_count, self.skipped)
+        """The same file as gzip, byte for byte what a build writes."""
+        return RenderedFile(gzipped(self.content), self.last_modified, self.url_count, self.skipped)
 
 
-def split_pieces(content: Piece, sizes: Sequence[int]) -> list[Piece]:
-    """``content`` cut back into pieces of ``sizes`` (one piece when none are given).
-
-    The pieces are views into ``content``, not copies: a spliced page's old
-    file is several megabytes, of which a build copies only the bytes it changes.
-    """
-    if not sizes:
-        return [content]
-    view = memoryview(content)
-    pieces: list[Piece] = []
-    offset = 0
-    for size in sizes:
-        pieces.append(view[offset : offset + size])
-        offset += size
-    assert offset == len(content), "piece sizes do not add up to the file"
-    return pieces
+def gzipped(content: bytes) -> bytes:
+    """``content`` as a ``.gz`` file: reproducible, no timestamp in its header."""
+    return gzip.compress(content, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def site_time_zone() -> datetime.tzinfo:
@@ -192,22 +179,23 @@ def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext
     )
 
 
-def render_page(section: str, number: int, *, base_url: str, sitemaps: Sections) -> RenderedFile:
+def render_page(
+    section: str, number: int, *, base_url: str, sitemaps: SectionRegistry
+) -> RenderedFile:
     """One ``<urlset>`` file; raises SectionNotFound or PageNotFound (also for a page whose
     every item is skipped, which the index does not name)."""
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
-        page = render_section_page(sitemap, number, make_context(base_url, sitemaps.name))
-    if page.pages_changed:
-        sitemaps.pages_changed(section)
+        page = render_sitemap_page(sitemap, number, make_context(base_url, sitemaps.name))
+    if page.pages_recut:
+        sitemaps.invalidate_listing(section)
     return RenderedFile(
         page.content,
         page.lastmod if page.every_entry_dated else None,
         page.url_count,
         page.skipped,
-        piece_sizes=tuple(map(len, page.pieces)),
     )
 
 
@@ -258,26 +246,19 @@ def write_index(
     if writer.count == 0:
         raise PageNotFound(0)
     last_modified = None if newest is None or undated else to_aware(newest, tz)
-    pieces = writer.pieces()
-    return RenderedFile(
-        b"".join(pieces),
-        last_modified,
-        url_count=writer.count,
-        piece_sizes=tuple(map(len, pieces)),
-    )
+    return RenderedFile(b"".join(writer.pieces()), last_modified, url_count=writer.count)
 
 
-def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
+def index_entries(*, base_url: str, sitemaps: SectionRegistry) -> Iterator[IndexEntry]:
     """Every non-empty page of every section, with the newest lastmod of its rows (none where
     a row has none, as contrib's index)."""
     context = make_context(base_url, sitemaps.name)
     for sitemap in sitemaps:
-        for summary in index_summaries(sitemap, context):
-            lastmod = None if summary.undated else summary.lastmod
-            yield IndexEntry(sitemap.name, summary.number, lastmod)
+        for figures in listing(sitemap, context, page_figures(sitemap, context)):
+            yield IndexEntry(sitemap.name, figures.number, figures.newest)
 
 
-def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
+def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
     """The index as the database has it now: one entry per non-empty page (or, while there
     is none, ``empty_site_file()``)."""
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
@@ -289,7 +270,139 @@ def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:
 
 
 def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> RenderedFile:
-    """``/sitemap.xml`` while no section has a URL (see emptysite.py)."""
+    """``/sitemap.xml`` while no section has a URL (see ``empty_site_pieces``)."""
     directory = index_path(namespace).rpartition("/")[0] + "/"  # all it may list is under it
     pieces = empty_site_pieces(base_url + directory, stylesheet_href(namespace))
-    return RenderedFile(b"".join(pieces), None, url_count=1, piece_sizes=tuple(map(len, pieces)))
+    return RenderedFile(b"".join(pieces), None, url_count=1)
+
+
+def empty_site_pieces(home: str, stylesheet: str | None) -> list[bytes]:
+    """The file's pieces (head, the entry of ``home``, tail), undated."""
+    writer = UrlsetWriter(stylesheet=stylesheet)
+    writer.add_xml(f"<url><loc>{escape(home)}</loc></url>\n")
+    return writer.pieces()
+
+
+INDEX_NAME = "sitemap.xml"
+# A page number in URLs: canonical (no 0, no leading zeros), so one file has one URL.
+PAGE_NUMBER = "[1-9][0-9]{0,8}"
+
+
+def page_filename(section: str, number: int) -> str:
+    return f"sitemap-{section}-{number}.xml"
+
+
+INDEX_AT_ROOT_HINT = (
+    'Include the sitemap URLs at the root of the site: path("", site.urls), '
+    "or leave the include out where a web server serves the files sitemapkit_build writes."
+)
+
+
+@dataclass(frozen=True)
+class Misplaced:
+    """A URL of a section (or the start all of them share) outside the index's directory."""
+
+    url: str
+    is_prefix: bool
+    directory: str
+    index_path: str
+
+    def __str__(self) -> str:
+        what = f"URLs starting {self.url}" if self.is_prefix else self.url
+        return (
+            f"lists {what}, outside {self.directory}, the directory of the sitemap index "
+            f"{self.index_path}: a sitemap may only list URLs under its own directory."
+        )
+
+
+class IndexDirectory:
+    """The directory of the sitemap index, which holds every URL the sitemaps may list."""
+
+    def __init__(self, base_url: str, namespace: str = URL_NAMESPACE) -> None:
+        self.index_path = index_path(namespace)
+        # The index's directory refuses what lies outside it; the site's
+        # refuses only what is wrong anywhere (another host, too long...),
+        # which the build skips with its own reason.
+        self.inside = make_context(base_url, namespace).locations
+        self.site = LocationBuilder(base_url, strip_params=get_settings().STRIP_QUERY_PARAMS)
+
+    @property
+    def is_site_root(self) -> bool:
+        return self.inside.directory_url == self.site.directory_url
+
+    def misplaced(self, sitemap: Sitemap, *, query: bool = False) -> Misplaced | None:
+        """A URL of ``sitemap`` outside the directory; ``query`` lets it read the first row."""
+        if self.is_site_root:
+            return None
+        try:
+            samples = _sample_locations(sitemap, query=query)
+        except Exception:
+            # Whatever fails here fails again where the section is rendered,
+            # which skips the item and says why.
+            return None
+        for raw, is_prefix in samples:
+            try:
+                url = self.site.build(raw)
+            except InvalidLocation:
+                continue
+            directory = self.inside.directory_url
+            # A prefix above the directory ("/" for "/sitemapkit/") leaves the
+            # decision to the rest of each URL.
+            if not url.startswith(directory) and not (is_prefix and directory.startswith(url)):
+                return Misplaced(url, is_prefix, directory, self.index_path)
+        return None
+
+
+def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bool]]:
+    """Locations of ``sitemap`` known cheaply: (what location() gives, is it only a prefix)."""
+    if isinstance(sitemap, ModelSitemap):
+        return _model_locations(sitemap, query=query)
+    items = sitemap.items()
+    if isinstance(sitemap, StaticViewSitemap):
+        return [(sitemap.location(item), False) for item in items]
+    if not query and not isinstance(items, list | tuple):
+        return []  # a QuerySet or another lazy sequence: reading it is a query
+    return [(sitemap.location(item), False) for item in items[:1]]
+
+
+def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object, bool]]:
+    samples: list[tuple[object, bool]] = []
+    route = url_route(sitemap)
+    if route is not None:
+        template = route.template()
+        if template.parts is not None:
+            samples.append((template.parts[0], True))
+    if query and sitemap.model is not None:
+        queryset = sitemap.get_queryset()
+        if rows.reads_columns(sitemap):
+            queryset = queryset.values_list(*rows.row_columns(sitemap))
+        row = queryset.first()
+        if row is not None:
+            samples.append((rows.item_access(sitemap).location(row), False))
+    return samples
+
+
+def _refuse_database(*args: object, **kwargs: object) -> NoReturn:
+    raise RuntimeError("system checks do not query the database")
+
+
+@contextlib.contextmanager
+def without_database() -> Iterator[None]:
+    """Refuse this thread's database access, as Django's SimpleTestCase does.
+
+    A check runs before every management command, migrate included, so it
+    must not read tables that may not exist yet, nor the rows of a big list
+    that ``items()`` builds. Every cursor, and every connect, goes through
+    ``ensure_connection()``.
+    """
+    patched = [(c, vars(c).get("ensure_connection")) for c in connections.all()]
+    for connection, _ in patched:
+        setattr(connection, "ensure_connection", _refuse_database)  # noqa: B010
+    try:
+        yield
+    finally:
+        for connection, previous in patched:
+            if previous is None:
+                delattr(connection, "ensure_connection")
+            else:
+                setattr(connection, "ensure_connection", previous)  # noqa: B010

@@ -10,20 +10,22 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
+from django.db.models import Count, Max, QuerySet
+
 from django_sitemapkit.compat import ContribUrlsSection
-from django_sitemapkit.engine import lists, rows, urlinfos
+from django_sitemapkit.engine import rows, urlinfos
 from django_sitemapkit.engine.alternates import LanguageEntries, write_language_entries
 from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
 from django_sitemapkit.engine.factory import entry_factory, section_context
 from django_sitemapkit.engine.fusedrows import FusedRows
 from django_sitemapkit.engine.internals import CHUNK_SIZE
-from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
-from django_sitemapkit.engine.pagetable import Page
+from django_sitemapkit.engine.keyranges import PageFigures
+from django_sitemapkit.engine.pages import KeySpan, Page, PageNotFound, on_current_site
+from django_sitemapkit.engine.rows import rows_per_page
 from django_sitemapkit.engine.skiplog import new_page
-from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import UrlsetWriter
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
@@ -33,9 +35,7 @@ logger = logging.getLogger("django_sitemapkit")
 
 @dataclass
 class RenderedPage:
-    # The file in its writer's pieces (head, segments, tail): a build hashes,
-    # compresses and writes them without ever holding a joined copy.
-    pieces: Sequence[Piece]
+    content: bytes
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
@@ -43,32 +43,15 @@ class RenderedPage:
     overflowed: bool = False
     # The section's recorded pages changed meanwhile (this split or another
     # process's): what lists them, the index, is out of date.
-    pages_changed: bool = False
-    # The key of the last row of each segment but the last, and the rows
-    # skipped within each segment (see writer.py).
-    segment_cuts: list[Any] = field(default_factory=list)
-    segment_skips: list[int] = field(default_factory=list)
-    # Each piece's compressed bytes when already known (a spliced page), and
-    # which pieces are byte ranges of the page's published files: piece index
-    # -> offset in the .xml, compressed piece index -> offset in the .xml.gz.
-    compressed: Sequence[Piece] | None = None
-    reused: dict[int, int] = field(default_factory=dict)
-    reused_gz: dict[int, int] = field(default_factory=dict)
-    # The sha256 of the content when already known: a spliced page whose
-    # re-rendered segments came out as they were is its old file.
-    digest: str | None = None
+    pages_recut: bool = False
     # Entries listed without their lastmod, which could not be written.
     lastmods_dropped: int = 0
     # Images left out: past Google's 1,000 per URL, or not URLs.
     images_dropped: int = 0
 
     @property
-    def content(self) -> bytes:
-        return b"".join(self.pieces)
-
-    @property
     def size(self) -> int:
-        return sum(map(len, self.pieces))
+        return len(self.content)
 
     @property
     def every_entry_dated(self) -> bool:
@@ -78,12 +61,12 @@ class RenderedPage:
         entry comes or changes, and a client asking If-Modified-Since would
         keep a copy it does not have (contrib sends no Last-Modified then too).
         """
-        dated = sum(bytes(piece).count(b"<lastmod>") for piece in self.pieces)
+        dated = self.content.count(b"<lastmod>")
         return self.lastmod is not None and dated == self.url_count
 
 
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
-    """Whether a page whose row count and newest lastmod did not change is unchanged.
+    """Whether a page whose figures did not change is unchanged.
 
     True for model sections with a lastmod field (an edit saved through the
     ORM moves updated_at); lists are cheap to render and have no such guarantee.
@@ -91,60 +74,83 @@ def fingerprints_reliable(sitemap: Sitemap) -> bool:
     return isinstance(sitemap, ModelSitemap) and sitemap.get_lastmod_field() is not None
 
 
-def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
-    """Every non-empty page of ``sitemap``, with its row count and newest lastmod.
+def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
+    """Every non-empty page of ``sitemap`` with its figures, in number order.
 
-    The scan may take a second connection for half of the pages (see
-    RangeAggregator): the index of a large section, served live, is read by
-    two cores, as a build's scan is.
+    The one source of a page's index ``<lastmod>``, for the live index and
+    builds alike (see PageFigures). A model section with a lastmod field is
+    counted and dated in SQL, in one scan, without an instance per row: a row
+    a render would skip for a bad value dates its page all the same.
     """
     if isinstance(sitemap, ModelSitemap):
-        summaries = rows.keyset_pages(sitemap).summaries(parallel=True)
+        figures = rows.keyset_pages(sitemap).figures(context.tz)
         if sitemap.defines_lastmod():
-            return rows.dated_by_lastmod(sitemap, summaries, context.tz)
-        return summaries
+            figures = _dated_by_method(sitemap, figures, context.tz)
+        return figures
     if isinstance(sitemap, ContribUrlsSection):
-        return rendered_summaries(sitemap, context)
-    return lists.page_summaries(sitemap, context)
+        return _rendered_figures(sitemap, context)
+    return list_figures(sitemap, context)
 
 
-def rendered_summaries(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageSummary]:
+def listing(
+    sitemap: Sitemap, context: RenderContext, figures: list[PageFigures]
+) -> list[PageFigures]:
+    """The pages of ``figures`` that list a URL: what the index names.
+
+    A page counted without rendering it is probed for its first entry
+    (``lists_an_entry``), so the index never names a page whose every item is
+    skipped (it would answer 404); a build learns that from rendering it.
+    """
+    if isinstance(sitemap, ModelSitemap):
+        numbers = pages_listing(sitemap, context, [f.number for f in figures])
+        return [f for f in figures if f.number in numbers]
+    if isinstance(sitemap, ContribUrlsSection):
+        return figures  # contrib's get_urls() pages are rendered: each lists an entry
+    pages = {f.number: queryset_page(sitemap, f.number) for f in figures}
+    if not figures or None in pages.values():
+        return figures  # a list's pages are cut by rendering each entry: each lists one
+    return [f for f in figures if lists_an_entry(sitemap, context, _chunks(pages[f.number]))]
+
+
+def _dated_by_method(
+    sitemap: ModelSitemap, figures: list[PageFigures], tz: datetime.tzinfo
+) -> list[PageFigures]:
+    """``figures`` dated by the class's own ``lastmod()``, asked of each row of each page.
+
+    The fingerprints stay the SQL figures' (of the lastmod field, where there is one).
+    """
+    lastmod = rows.instance_lastmod(sitemap)
+    dated = []
+    for page in figures:
+        newest: Lastmod | None = None
+        undated = False
+        for _key, obj in rows.page_items(sitemap, page.number):
+            try:
+                value = lastmod(obj)
+                newest = later(newest, value, tz)
+            except Exception:  # rendering the page logs what is wrong with it
+                value = None
+            undated = undated or value is None
+        dated.append(replace(page, newest=None if undated else newest))
+    return dated
+
+
+def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageFigures]:
     """Each page of contrib's paginator that lists a URL: what its file holds, rendered.
 
-    Only rendering a page tells what ``get_urls()`` makes of its items; the
-    newest lastmod of its entries dates it in the index, as a list's is.
+    Only rendering a page tells what ``get_urls()`` makes of its items.
     """
-    summaries = []
+    figures = []
     for number in sitemap.page_numbers():
         try:
-            page = render_page(sitemap, number, context)
+            page = render_sitemap_page(sitemap, number, context)
         except PageNotFound:
             continue
-        summaries.append(
-            PageSummary(number, page.url_count, page.lastmod, undated=not page.every_entry_dated)
+        undated = not page.every_entry_dated
+        figures.append(
+            PageFigures.of(number, page.url_count, page.lastmod, context.tz, undated=undated)
         )
-    return summaries
-
-
-def index_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
-    """``page_summaries()`` of the pages that list a URL, each page holding an entry without
-    lastmod marked ``undated``.
-
-    A model or QuerySet section counts its rows without rendering them: each
-    page it counts is probed for its first entry (``lists_an_entry``), so the
-    index never names a page whose every item is skipped (it would answer 404).
-    """
-    summaries = page_summaries(sitemap, context)
-    if isinstance(sitemap, ModelSitemap):
-        listing = pages_listing(sitemap, context, [s.number for s in summaries])
-        summaries = [summary for summary in summaries if summary.number in listing]
-        return rows.with_undated_marked(sitemap, summaries)
-    if not summaries or isinstance(sitemap, ContribUrlsSection):
-        return summaries  # contrib's get_urls() pages are rendered: each lists an entry
-    pages = {s.number: lists.queryset_page(sitemap, s.number) for s in summaries}
-    if None in pages.values():
-        return summaries  # a list's pages are cut by rendering each entry: each lists one
-    return [s for s in summaries if lists_an_entry(sitemap, context, _chunks(pages[s.number]))]
+    return figures
 
 
 # The rows a probe reads first: a page whose first rows hold an entry (nearly
@@ -161,7 +167,7 @@ def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any
     factory = entry_factory(sitemap, context)
     languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     new_page(sitemap.section)
-    return any(lists.item_entries(factory, languages, item, set())[0] for item in items)
+    return any(item_entries(factory, languages, item, set())[0] for item in items)
 
 
 def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[int]) -> set[int]:
@@ -195,38 +201,31 @@ def _chunks(page: Any) -> Iterator[Any]:
         start, chunk = start + len(batch), CHUNK_SIZE
 
 
-def page_items(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
+def section_items(
+    sitemap: Sitemap, number: int, context: RenderContext
 ) -> Iterator[tuple[Any, Any]]:
     """(key, item) of each item of page ``number``; PageNotFound when there is no such page."""
     if isinstance(sitemap, ModelSitemap):
-        yield from rows.page_items(sitemap, number, span)
+        yield from rows.page_items(sitemap, number)
         return
-    if span is not None:
-        raise NotImplementedError("only model sections render parts of a page")
     if isinstance(sitemap, ContribUrlsSection):
         yield from urlinfos.page_items(sitemap, number, section_context(sitemap, context))
         return
-    yield from lists.page_items(sitemap, number, context)
+    yield from list_items(sitemap, number, context)
 
 
-def render_page(
-    sitemap: Sitemap, number: int, context: RenderContext, span: KeySpan | None = None
-) -> RenderedPage:
+def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
     """Render page ``number``; raises PageNotFound when it has no URL to list.
 
-    A page that overflows its file is split where the page table can be
-    written (see pages.py). With ``span``, only the rows of that part of the
-    page are rendered (an incremental build replacing one segment); a span
-    that does not fit is reported as overflowed but does not split the page.
+    A page that overflows its file is split where the page table can be written.
     """
     factory = entry_factory(sitemap, context)
     writer = new_writer(sitemap, context.stylesheet)
-    newest, overflow_key = write_page(sitemap, number, context, factory, writer, span)
-    pages_changed = False
-    if overflow_key is not None and span is None and isinstance(sitemap, ModelSitemap):
-        pages_changed = rows.keyset_pages(sitemap).split(number, overflow_key)
-    elif overflow_key is not None and span is None:
+    newest, overflow_key = write_page(sitemap, number, context, factory, writer)
+    pages_recut = False
+    if overflow_key is not None and isinstance(sitemap, ModelSitemap):
+        pages_recut = rows.keyset_pages(sitemap).split(number, overflow_key)
+    elif overflow_key is not None:
         # A QuerySet's page is a fixed slice: what does not fit has no file.
         logger.error(
             "Sitemap section %r: page %d passed the protocol's limits at item %d; the "
@@ -239,14 +238,12 @@ def render_page(
         # An empty <urlset> is invalid against the schema: nothing to serve.
         raise PageNotFound(number, skipped=factory.skipped)
     return RenderedPage(
-        writer.pieces(),
+        b"".join(writer.pieces()),
         writer.count,
         factory.skipped,
         None if newest is None else to_aware(newest, context.tz),
         overflow_key is not None,
-        pages_changed,
-        segment_cuts=writer.segment_cuts,
-        segment_skips=writer.segment_skips,
+        pages_recut,
         lastmods_dropped=factory.lastmods_dropped,
         images_dropped=factory.extensions.images_dropped,
     )
@@ -258,26 +255,25 @@ def write_page(
     context: RenderContext,
     factory: EntryFactory,
     writer: UrlsetWriter,
-    span: KeySpan | None = None,
 ) -> tuple[Lastmod | None, Any]:
-    """Write the items of page ``number`` (of ``span`` within it) into ``writer``.
+    """Write the items of page ``number`` into ``writer``.
 
     Returns the newest lastmod written and the key of the first item that
     did not fit (None when all did).
     """
     reader = factory.extensions.reader
     if sitemap.i18n:
-        items = page_items(sitemap, number, context, span)
+        items = section_items(sitemap, number, context)
         if reader is not None:
             items = reader.prefetching(items)
         return write_language_entries(sitemap, factory, items, writer)
     if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
         fused = FusedRows.prepare(sitemap, factory)
         if fused is not None:
-            return fused.render(rows.page_rows(sitemap, number, span), writer)
+            return fused.render(rows.page_rows(sitemap, number), writer)
     newest: Lastmod | None = None
     locs = writer.locs
-    items = page_items(sitemap, number, context, span)
+    items = section_items(sitemap, number, context)
     for key, item in items if reader is None else reader.prefetching(items):
         xml = factory(item)
         if xml is None:
@@ -293,3 +289,156 @@ def write_page(
         locs.add(loc)
         newest = later(newest, factory.last_lastmod, context.tz)
     return newest, None
+
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """``queryset`` in a fixed order: unordered, it could give a row to two pages, or to none."""
+    return queryset if queryset.ordered else queryset.order_by("pk")
+
+
+def listed_items(sitemap: Sitemap) -> Sequence[Any] | QuerySet[Any]:
+    """The items ``sitemap`` lists now: its ``items()``, on_current_site by the engine's rules."""
+    return on_current_site(sitemap, sitemap.items())
+
+
+def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
+    """Every non-empty page of the list section, with its item count and newest lastmod."""
+    items = listed_items(sitemap)
+    tz = context.tz
+    if not isinstance(items, QuerySet):
+        cuts = list_cuts(sitemap, context, items)
+        return [
+            PageFigures.of(number, cut.end - cut.start, cut.newest, tz, undated=cut.undated)
+            for number, cut in enumerate(cuts, start=1)
+        ]
+    queryset = ordered(items)
+    per_page = rows_per_page(sitemap)
+    count = queryset.count()
+    pages = -(-count // per_page)
+    lastmods = _slice_lastmods(sitemap, queryset, per_page, pages, context)
+    return [
+        PageFigures.of(
+            number,
+            min(per_page, count - (number - 1) * per_page),
+            newest,
+            tz,
+            undated=undated,
+        )
+        for number, (newest, undated) in enumerate(lastmods, start=1)
+    ]
+
+
+def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
+    """(position, item) of each item of page ``number``; PageNotFound when there is none."""
+    items = listed_items(sitemap)
+    if isinstance(items, QuerySet):
+        new_page(sitemap.section)
+        per_page = rows_per_page(sitemap)
+        start = (number - 1) * per_page
+        page = list(ordered(items)[start : start + per_page])
+        if not page:
+            raise PageNotFound(number)
+        yield from enumerate(page, start)
+        return
+    cuts = list_cuts(sitemap, context, items)
+    if not 1 <= number <= len(cuts):
+        raise PageNotFound(number)
+    cut = cuts[number - 1]
+    for index in range(cut.start, cut.end):
+        yield index, items[index]
+
+
+def queryset_page(sitemap: Sitemap, number: int) -> QuerySet[Any] | None:
+    """The items of page ``number`` of a QuerySet section; None for any other list."""
+    items = listed_items(sitemap)
+    if not isinstance(items, QuerySet):
+        return None
+    per_page = rows_per_page(sitemap)
+    start = (number - 1) * per_page
+    return ordered(items)[start : start + per_page]
+
+
+def _slice_lastmods(
+    sitemap: Sitemap, queryset: QuerySet[Any], per_page: int, pages: int, context: RenderContext
+) -> list[tuple[Lastmod | None, bool]]:
+    """The newest lastmod of each page of a QuerySet section, and whether an item has none."""
+    lastmod = sitemap.lastmod
+    if not callable(lastmod):
+        return [(lastmod, lastmod is None)] * pages
+    date_field = getattr(sitemap, "date_field", None)
+    if isinstance(date_field, str):
+        # GenericSitemap's date_field: one aggregate per page, in SQL.
+        slices = [queryset[(n - 1) * per_page : n * per_page] for n in range(1, pages + 1)]
+        figures = [
+            page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
+            for page in slices
+        ]
+        return [(f["newest"], f["dated"] < f["rows"]) for f in figures]
+    newest: list[Lastmod | None] = [None] * pages
+    undated = [False] * pages
+    for position, item in enumerate(queryset.iterator(chunk_size=CHUNK_SIZE)):
+        page = position // per_page
+        try:
+            value = lastmod(item)
+            newest[page] = later(newest[page], value, context.tz)
+        except Exception:  # rendering the page logs what is wrong with it
+            value = None
+        undated[page] = undated[page] or value is None
+    return list(zip(newest, undated, strict=True))
+
+
+@dataclass(frozen=True)
+class Cut:
+    """One page of a list: items ``start`` to ``end``, the newest lastmod of its entries,
+    and whether an entry has none."""
+
+    start: int
+    end: int
+    newest: Lastmod | None
+    undated: bool
+
+
+def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) -> list[Cut]:
+    """Each page of a list, measured entry by entry."""
+    factory = entry_factory(sitemap, context)
+    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
+    cuts: list[Cut] = []
+    writer = new_writer(sitemap, context.stylesheet)
+    start = 0
+    newest: Lastmod | None = None
+    undated = False
+    for index, item in enumerate(items):
+        xml, locs = item_entries(factory, languages, item, writer.locs)
+        if xml is None:
+            continue
+        if not writer.add_xml(xml, entries=len(locs)):
+            cuts.append(Cut(start, index, newest, undated))
+            writer, start, newest = new_writer(sitemap, context.stylesheet), index, None
+            undated = False
+            writer.add_xml(xml, entries=len(locs))
+        writer.locs.update(locs)
+        newest = later(newest, factory.last_lastmod, context.tz)
+        undated = undated or factory.last_lastmod is None
+    if writer.count:
+        cuts.append(Cut(start, len(items), newest, undated))
+    return cuts
+
+
+def item_entries(
+    factory: EntryFactory, languages: LanguageEntries | None, item: Any, listed: set[str]
+) -> tuple[str | None, list[str]]:
+    """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
+    if languages is not None:
+        xml = languages(item, listed)
+        return xml, languages.locs
+    xml = factory(item)
+    if xml is None:
+        return None, []
+    loc = factory.last_loc
+    if loc in listed:
+        factory.skip_duplicate(item, loc)
+        return None, []
+    return xml, [loc]

@@ -23,7 +23,7 @@ import copy
 import datetime
 import re
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from django.core.cache import caches
@@ -32,16 +32,15 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
-from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.protocol.files import content_type
 from django_sitemapkit.publishing.base import (
+    MANIFEST_NAME,
+    Manifest,
     PublishError,
-    Reuse,
     lock_holder_label,
     wait_for_lock,
     write_index_and_manifest,
 )
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME, Manifest
 from django_sitemapkit.publishing.prefixed import PrefixedStorage
 
 # A flat storage's lock outlives a dead build by at most this many seconds.
@@ -53,7 +52,7 @@ SETTLED = datetime.timedelta(seconds=2)
 # Written before a build's first file and deleted after its publish: if it is
 # there, a build died writing, and the files may not be what the manifest says.
 UNFINISHED = ".sitemapkit-unfinished"
-# The names of a set's files (engine/filenames.py): index, pages, .gz, stylesheet.
+# The names of a set's files (engine/rendering.py): index, pages, .gz, stylesheet.
 SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.xsl")
 
 
@@ -132,10 +131,6 @@ class FlatPublisher:
     def read(self, manifest: Manifest, name: str) -> bytes | None:
         return self._read(name)
 
-    def read_view(self, manifest: Manifest, name: str) -> Piece | None:
-        """``read()``: a remote object cannot be viewed without copying it."""
-        return self.read(manifest, name)
-
     def begin(self, manifest: Manifest, previous: Manifest | None) -> FlatTransaction:
         return FlatTransaction(self, previous)
 
@@ -146,17 +141,16 @@ class FlatTransaction:
         self.previous = previous
         self.started = False
 
-    def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
+    def write(self, name: str, data: bytes) -> None:
         if not self.started:
             self.started = True
             self._save(UNFINISHED, lock_holder_label().encode())
         self._save(name, data)
 
-    def _save(self, name: str, data: bytes | Sequence[Piece]) -> None:
+    def _save(self, name: str, data: bytes) -> None:
         storage = self.publisher.storage
-        content = data if isinstance(data, bytes) else b"".join(data)
         # Django's file with a content_type, where storages look for one.
-        typed = SimpleUploadedFile(name, content, content_type(name))
+        typed = SimpleUploadedFile(name, data, content_type(name))
         saved = storage.save(name, typed)
         if saved != name:
             storage.delete(saved)

@@ -19,8 +19,7 @@ from django.conf import settings
 from django.core.files.storage import FileSystemStorage, storages
 
 from django_sitemapkit.conf import get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME
-from django_sitemapkit.engine.rendering import URL_NAMESPACE
+from django_sitemapkit.engine.rendering import INDEX_NAME, URL_NAMESPACE
 from django_sitemapkit.publishing.base import Publisher, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher

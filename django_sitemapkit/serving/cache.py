@@ -183,8 +183,8 @@ def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
 # format is part of every file key: a new shape never meets a cached old one.
 # ISO text rather than a float timestamp: a float rounds the last
 # microseconds of year 9999 into year 10000, which datetime cannot hold.
-CachedFile = tuple[bytes, str | None, int, int, tuple[int, ...]]
-CACHED_FILE_FORMAT = 3
+CachedFile = tuple[bytes, str | None, int, int]
+CACHED_FILE_FORMAT = 4
 
 
 def get_or_render(
@@ -195,9 +195,9 @@ def get_or_render(
         return render()
     cached = cache.get(key)
     if cached is not None:
-        content, stamp, url_count, skipped, piece_sizes = cached
+        content, stamp, url_count, skipped = cached
         last_modified = None if stamp is None else datetime.datetime.fromisoformat(stamp)
-        return RenderedFile(content, last_modified, url_count, skipped, piece_sizes)
+        return RenderedFile(content, last_modified, url_count, skipped)
     rendered = render()
     stamp = None if rendered.last_modified is None else rendered.last_modified.isoformat()
     value: CachedFile = (
@@ -205,7 +205,6 @@ def get_or_render(
         stamp,
         rendered.url_count,
         rendered.skipped,
-        rendered.piece_sizes,
     )
     try:
         cache.set(key, value, get_settings().CACHE_TIMEOUT)

@@ -25,13 +25,15 @@ from django.utils.http import http_date
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME, PAGE_NUMBER, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
+    INDEX_NAME,
+    PAGE_NUMBER,
     RenderedFile,
     SectionNotFound,
-    Sections,
+    SectionRegistry,
     SiteSections,
+    page_filename,
     render_index,
     render_page,
     site_of,
@@ -93,7 +95,7 @@ def _robots_tag(response: HttpResponseBase) -> None:
 
 
 def _built(
-    sitemaps: Sections, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
+    sitemaps: SectionRegistry, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
 ) -> RenderedFile | None:
     """The file from the published build, unless there is none or it lacks a write of
     ``sections`` (serving/cache.py)."""
@@ -117,7 +119,7 @@ def _built(
     return None if found is None else RenderedFile(*found)
 
 
-def _site_sections(request: HttpRequest, sitemaps: Sections) -> Sections:
+def _site_sections(request: HttpRequest, sitemaps: SectionRegistry) -> SectionRegistry:
     """``sitemaps`` as the request's site lists them, under ``SITEMAPKIT["SITES"]``.
 
     The host is ``request.get_host()``'s, which ``ALLOWED_HOSTS`` validated
@@ -134,7 +136,7 @@ def _site_sections(request: HttpRequest, sitemaps: Sections) -> Sections:
 
 def _serve(
     request: HttpRequest,
-    sitemaps: Sections,
+    sitemaps: SectionRegistry,
     filename: str,
     sections: list[str],
     render: Callable[[str], RenderedFile],
@@ -218,7 +220,7 @@ def _respond(
 
 @nosniff
 @require_safe
-def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpResponseBase:
+def index(request: HttpRequest, sitemaps: SectionRegistry, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
     sitemaps = _site_sections(request, sitemaps)
     return _serve(
@@ -234,7 +236,7 @@ def index(request: HttpRequest, sitemaps: Sections, gz: bool = False) -> HttpRes
 @nosniff
 @require_safe
 def section(
-    request: HttpRequest, section: str, page: str, sitemaps: Sections, gz: bool = False
+    request: HttpRequest, section: str, page: str, sitemaps: SectionRegistry, gz: bool = False
 ) -> HttpResponseBase:
     """``/sitemap-<section>-<page>.xml``."""
     sitemaps = _site_sections(request, sitemaps)
@@ -256,7 +258,9 @@ _CONTRIB_PAGE = re.compile(rf"0*({PAGE_NUMBER})")
 
 
 @require_safe
-def contrib_section(request: HttpRequest, section: str, sitemaps: Sections) -> HttpResponseBase:
+def contrib_section(
+    request: HttpRequest, section: str, sitemaps: SectionRegistry
+) -> HttpResponseBase:
     """``/sitemap-<section>.xml?p=N``, django.contrib.sitemaps' URL: a 301 to the page's file."""
     # Anything else (a sign, "²", "①", a number no page could have) is no page.
     number = _CONTRIB_PAGE.fullmatch(request.GET.get("p", "1"))
@@ -323,7 +327,7 @@ _PAGE = rf"sitemap-{_SECTION}-(?P<page>{PAGE_NUMBER})"
 _KEY_FILE = r"^(?P<key>[a-zA-Z0-9-]{8,128})\.txt$"
 
 
-def url_patterns(sitemaps: Sections) -> list[URLPattern]:
+def url_patterns(sitemaps: SectionRegistry) -> list[URLPattern]:
     """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml``, their ``.gz``, and contrib's old URLs."""
     kwargs: dict[str, Any] = {"sitemaps": sitemaps}
     return [

@@ -24,13 +24,11 @@ from django.urls import NoReverseMatch
 
 from django_sitemapkit.boundedhttp import Deadline, Response, exchange
 from django_sitemapkit.conf import base_url, clean_base_url, get_settings
-from django_sitemapkit.engine.filenames import INDEX_NAME
-from django_sitemapkit.engine.rendering import index_path
+from django_sitemapkit.engine.rendering import INDEX_NAME, index_path
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE
-from django_sitemapkit.publishing.base import Publisher, PublishError
+from django_sitemapkit.publishing.base import Manifest, Publisher, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
-from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, selected_sites
 

@@ -1,5 +1,4 @@
-"""Fixtures of the build tests: a build folder, a site of three sections to build, and a spy
-on the pages a build renders."""
+"""Fixtures of the build tests: a build folder and a site of three sections to build."""
 
 from __future__ import annotations
 
@@ -10,8 +9,6 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.pages import KeySpan
 from tests.building.builds import T0
 from tests.testapp.models import Article, Tag
 
@@ -44,17 +41,3 @@ def site(sitemaps: Any, build_dir: Path) -> Any:
     )
     Tag.objects.create(slug="t")
     return sitemaps
-
-
-@pytest.fixture
-def renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, KeySpan | None]]:
-    """Every render_page call of the build: (page, span or None for the whole page)."""
-    calls: list[tuple[int, KeySpan | None]] = []
-    real = sections.render_page
-
-    def spy(sitemap: Any, number: int, context: Any, span: KeySpan | None = None) -> Any:
-        calls.append((number, span))
-        return real(sitemap, number, context, span)
-
-    monkeypatch.setattr(sections, "render_page", spy)
-    return calls

@@ -291,7 +291,7 @@ def test_a_running_build_blocks_another(site: Any, build_dir: Path) -> None:
 def test_nothing_to_list_publishes_the_home_page(sitemaps: Any, build_dir: Path) -> None:
     sitemapkit.register(Tag)
     call_command("sitemapkit_build", verbosity=0)
-    # An empty index is not valid: the empty site's file (emptysite.py).
+    # An empty index is not valid: the empty site's file (rendering.empty_site_file).
     published = published_file("sitemap.xml")
     assert published is not None
     [url] = parse_urlset(published[0])

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError
 from django.db import OperationalError, connections
 
 from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.rangestats import RangeAggregator
+from django_sitemapkit.engine.keyranges import RangeAggregator
 from tests.building.builds import build, published
 from tests.utils import parse_index, path_of
 
@@ -126,20 +126,19 @@ def test_a_connection_the_server_drops_mid_build_is_resumed(
 def drop_scan_connection_once(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Make the build's first scan of the pages fail as a dropped database connection does.
 
-    The scan's statements may run on two connections (rangestats): every
-    statement goes through ``_execute``, whichever thread runs it.
+    Every range scan goes through ``RangeAggregator.stats``.
     """
 
     calls: list[str] = []
-    real = RangeAggregator._execute
+    real = RangeAggregator.stats
 
-    def flaky(self: Any, statements: Any) -> Any:
+    def flaky(self: Any, ranges: Any) -> Any:
         calls.append("scan")
         if len(calls) == 1:
             raise OperationalError("terminating connection due to idle-session timeout")
-        return real(self, statements)
+        return real(self, ranges)
 
-    monkeypatch.setattr(RangeAggregator, "_execute", flaky)
+    monkeypatch.setattr(RangeAggregator, "stats", flaky)
     return calls
 
 

@@ -19,13 +19,13 @@ def test_unchanged_pages_are_not_rendered_again(
 ) -> None:
     build()
     rendered: list[tuple[str, int]] = []
-    real = sections.render_page
+    real = sections.render_sitemap_page
 
-    def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
+    def spy(sitemap: Any, number: int, context: Any) -> Any:
         rendered.append((sitemap.name, number))
-        return real(sitemap, number, context, span)
+        return real(sitemap, number, context)
 
-    monkeypatch.setattr(sections, "render_page", spy)
+    monkeypatch.setattr(sections, "render_sitemap_page", spy)
     article = Article.objects.get(slug="a25")
     article.updated_at = EDITED
     article.save()

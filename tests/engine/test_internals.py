@@ -76,7 +76,7 @@ def documents() -> QuerySet[Any]:
 
 
 def part() -> QuerySet[Any]:
-    """Shaped like a rangestats part: a tag, a count and the newest lastmod of a key range."""
+    """Shaped like a keyranges part: a tag, a count and the newest lastmod of a key range."""
     return (
         Article.objects.filter(pk__gte=Article.objects.order_by("pk")[3].pk, published=True)
         .annotate(_range=Value(5, output_field=IntegerField()))
@@ -237,7 +237,7 @@ def test_compiled_sql_runs_to_the_rows_of_the_queryset(make: Callable[[], QueryS
 
 
 def test_compiled_sql_keeps_the_values_out_of_the_sql() -> None:
-    # rangestats finds its placeholders among the parameters, by value and type.
+    # keyranges finds its placeholders among the parameters, by value and type.
     queryset = (
         Article.objects.filter(pk__gte=2_100_000_002, pk__lt=2_100_000_003)
         .annotate(tag=Value(2_100_000_001, output_field=IntegerField()))

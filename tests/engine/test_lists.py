@@ -1,4 +1,4 @@
-"""Paging list sections (lists.py): QuerySets by slices, lists by measured cuts."""
+"""Paging list sections (sections.py): QuerySets by slices, lists by measured cuts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from django.contrib.sitemaps import GenericSitemap
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import lists
+from django_sitemapkit.engine import sections
 from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import make_context
 from tests.testapp.models import Entry
@@ -47,13 +47,15 @@ def test_a_queryset_is_cut_by_count_in_key_order(
 ) -> None:
     sitemapkit.register(section="entries")(Unordered)
     sitemap = sitemaps["entries"]
-    summaries = lists.page_summaries(sitemap, context)
+    summaries = sections.list_figures(sitemap, context)
     assert [(s.number, s.count) for s in summaries] == [(1, 4), (2, 4), (3, 2)]
-    assert [s.lastmod for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
-    pages = [[obj.slug for _key, obj in lists.page_items(sitemap, n, context)] for n in (1, 2, 3)]
+    assert [s.newest for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
+    pages = [
+        [obj.slug for _key, obj in sections.list_items(sitemap, n, context)] for n in (1, 2, 3)
+    ]
     assert pages == [["e0", "e1", "e2", "e3"], ["e4", "e5", "e6", "e7"], ["e8", "e9"]]
     with pytest.raises(PageNotFound):
-        list(lists.page_items(sitemap, 4, context))
+        list(sections.list_items(sitemap, 4, context))
 
 
 def test_a_generic_sitemaps_date_field_dates_pages_in_sql(
@@ -68,8 +70,8 @@ def test_a_generic_sitemaps_date_field_dates_pages_in_sql(
     generic.limit = 4
     sitemapkit.register(sitemap_class=generic, section="generic")
     with django_assert_num_queries(4):  # the count, then one aggregate a page
-        summaries = lists.page_summaries(sitemaps["generic"], context)
-    assert [s.lastmod for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
+        summaries = sections.list_figures(sitemaps["generic"], context)
+    assert [s.newest for s in summaries] == [rows[0].pub_date, rows[4].pub_date, rows[8].pub_date]
 
 
 class Pages(sitemapkit.Sitemap):
@@ -85,7 +87,7 @@ class Pages(sitemapkit.Sitemap):
 def test_a_list_is_cut_by_what_it_lists(sitemaps: Any, context: Any) -> None:
     """Skipped items (a duplicate, another host) take no room in a page."""
     sitemapkit.register(section="pages")(Pages)
-    assert lists.list_cuts(sitemaps["pages"], context, Pages().items()) == [
-        lists.Cut(0, 3, None, undated=True),
-        lists.Cut(3, 5, None, undated=True),
+    assert sections.list_cuts(sitemaps["pages"], context, Pages().items()) == [
+        sections.Cut(0, 3, None, undated=True),
+        sections.Cut(3, 5, None, undated=True),
     ]

@@ -15,8 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.pages import KeysetPages, PageNotFound
-from django_sitemapkit.engine.pagetable import Page, PageManager, Recording
+from django_sitemapkit.engine.pages import KeysetPages, Page, PageManager, PageNotFound, Recording
 from django_sitemapkit.engine.rendering import render_index, render_page
 from django_sitemapkit.engine.sections import PROBE_ROWS
 from django_sitemapkit.models import SitemapPage

@@ -56,7 +56,7 @@ class OneImageWithEverything(OneImage):
 
 
 def render(sitemap: Sitemap) -> bytes:
-    return sections.render_page(sitemap, 1, make_context("https://example.com")).content
+    return sections.render_sitemap_page(sitemap, 1, make_context("https://example.com")).content
 
 
 def test_escape_the_five_characters() -> None:

@@ -8,12 +8,14 @@ import re
 import pytest
 
 from django_sitemapkit.publishing.base import (
+    MANIFEST_NAME,
     BuildLocked,
+    FileRecord,
+    Manifest,
     lock_holder_label,
     wait_for_lock,
     write_index_and_manifest,
 )
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME, FileRecord, Manifest
 
 
 def test_the_index_follows_every_page_and_the_manifest_comes_last() -> None:

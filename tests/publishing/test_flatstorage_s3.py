@@ -128,36 +128,45 @@ def test_one_build_at_a_time_on_s3(bucket: Any) -> None:
     assert default_site.builder().run().published
 
 
-def test_an_edit_is_spliced_on_s3(bucket: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edit_rewrites_its_page_on_s3_and_keeps_the_others(
+    bucket: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client, name = bucket
     section = sitemapkit.site.get("testapp-article")
     assert section is not None
-    type(section).limit = 2500  # three 1,000-entry segments per page
+    type(section).limit = 1000
     Article.objects.bulk_create(
         Article(slug=f"b{i}", updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(2500)
     )
     default_site.builder().run()
-    spans: list[Any] = []
-    real = sections.render_page
+    before = objects(client, name)
+    rendered: list[int] = []
+    real = sections.render_sitemap_page
 
-    def spy(sitemap: Any, number: int, context: Any, span: Any = None) -> Any:
-        spans.append(span)
-        return real(sitemap, number, context, span)
+    def spy(sitemap: Any, number: int, context: Any) -> Any:
+        rendered.append(number)
+        return real(sitemap, number, context)
 
-    monkeypatch.setattr(sections, "render_page", spy)
+    monkeypatch.setattr(sections, "render_sitemap_page", spy)
     article = Article.objects.order_by("pk")[1500]
     article.updated_at = EDITED
     article.save()
-    default_site.builder().run()
-    assert len(spans) == 1 and spans[0] is not None  # one segment, read from S3 and spliced
+    result = default_site.builder().run()
+    assert rendered == [2]
+    assert {n.removesuffix(".gz") for n in result.written} == {
+        "sitemap-testapp-article-2.xml",
+        "sitemap.xml",
+    }
     monkeypatch.undo()
     files = objects(client, name)
     fresh = render_page(
-        "testapp-article", 1, base_url="https://www.example.com", sitemaps=default_site
+        "testapp-article", 2, base_url="https://www.example.com", sitemaps=default_site
     )
-    assert files["sitemap-testapp-article-1.xml"] == fresh.content
-    assert files["sitemap-testapp-article-1.xml.gz"] == fresh.gzipped().content
+    assert files["sitemap-testapp-article-2.xml"] == fresh.content
+    assert files["sitemap-testapp-article-2.xml.gz"] == fresh.gzipped().content
     assert b"2026-06-01T00:00:00+00:00" in fresh.content
+    for kept in ("sitemap-testapp-article-1.xml", "sitemap-testapp-article-3.xml.gz"):
+        assert files[kept] == before[kept]
 
 
 def test_a_manifest_rewritten_within_its_second_is_read_again(bucket: Any) -> None:

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME
+from django_sitemapkit.publishing.base import MANIFEST_NAME
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.sites import SitemapSite
 from tests.s3 import use_new_bucket

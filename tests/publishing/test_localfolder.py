@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from django_sitemapkit.publishing.base import BuildLocked
+from django_sitemapkit.publishing.base import MANIFEST_NAME, BuildLocked, FileRecord, Manifest
 from django_sitemapkit.publishing.localfolder import (
     CURRENT_LINK,
     GENERATIONS_DIR,
@@ -18,7 +16,6 @@ from django_sitemapkit.publishing.localfolder import (
     TEMP_PREFIX,
     LocalPublisher,
 )
-from django_sitemapkit.publishing.manifest import MANIFEST_NAME, FileRecord, Manifest
 
 
 @pytest.fixture
@@ -29,24 +26,6 @@ def generation(tmp_path: Path) -> tuple[LocalPublisher, Manifest]:
     (folder / "empty.xml").write_bytes(b"")
     manifest = Manifest(generation="g1", built_at="", base_url="https://www.example.com", gzip=True)
     return LocalPublisher(tmp_path), manifest
-
-
-def test_read_view_maps_the_published_file_without_copying(
-    generation: tuple[LocalPublisher, Manifest],
-) -> None:
-    publisher, manifest = generation
-    view = publisher.read_view(manifest, "sitemap-a-1.xml")
-    assert isinstance(view, memoryview) and view.readonly
-    assert view == publisher.read(manifest, "sitemap-a-1.xml") == b"<urlset>\xc3\xa9</urlset>\n"
-    assert view[: len(b"<urlset>")] == b"<urlset>"
-
-
-def test_read_view_of_an_empty_or_missing_file(
-    generation: tuple[LocalPublisher, Manifest],
-) -> None:
-    publisher, manifest = generation
-    assert publisher.read_view(manifest, "empty.xml") == b""
-    assert publisher.read_view(manifest, "sitemap-a-2.xml") is None
 
 
 def manifest_for(generation: str, previous: str | None = None) -> Manifest:
@@ -70,12 +49,12 @@ def test_publish_writes_pages_then_the_index_then_the_manifest(
     order: list[str] = []
     real_write = transaction.write
 
-    def recording_write(name: str, data: bytes | Sequence[Any], reuse: Any = None) -> None:
+    def recording_write(name: str, data: bytes) -> None:
         order.append(name)
-        real_write(name, data, reuse)
+        real_write(name, data)
 
     monkeypatch.setattr(transaction, "write", recording_write)
-    transaction.write("sitemap-a-1.xml", [b"<urlset>", b"</urlset>"])
+    transaction.write("sitemap-a-1.xml", b"<urlset></urlset>")
     assert not (tmp_path / CURRENT_LINK).exists()  # nothing visible before publish()
     transaction.publish({"sitemap.xml": b"<sitemapindex/>"}, manifest)
     assert order == ["sitemap-a-1.xml", "sitemap.xml", MANIFEST_NAME]

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.publishing.base import PublishError
+from django_sitemapkit.publishing.base import FileRecord, Manifest, PublishError
 from django_sitemapkit.publishing.flatstorage import FlatPublisher
 from django_sitemapkit.publishing.localfolder import LocalPublisher
-from django_sitemapkit.publishing.manifest import FileRecord, Manifest
 from django_sitemapkit.publishing.selection import build_dir, get_publisher, published_file
 
 

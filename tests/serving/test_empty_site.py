@@ -2,7 +2,7 @@
 
 An empty ``<sitemapindex>`` or ``<urlset>`` fails the schemas (one entry is
 required), so a site with nothing to list yet serves a ``<urlset>`` of its home
-page (emptysite.py). A page whose every item is skipped has no file: a build
+page (rendering.empty_site_file). A page whose every item is skipped has no file: a build
 leaves it out of its index, the live index probes each page for an entry and
 names it neither, and the page answers 404.
 """
