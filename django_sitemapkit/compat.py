@@ -136,7 +136,7 @@ class ContribUrlsSection(ContribSection):
     For classes that build their entries in ``get_urls()`` or ``_urls()``:
     each entry is contrib's dict (``location``, ``lastmod``, ``changefreq``,
     ``priority``, ``alternates``), written with every protocol rule on top
-    (engine/urlinfos.py). ``items()`` and ``location()`` stay contrib's,
+    (engine/entries.py). ``items()`` and ``location()`` stay contrib's,
     for what reads the items themselves (which model, a sample location).
     """
 

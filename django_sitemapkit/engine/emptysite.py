@@ -12,11 +12,11 @@ URLs under it, so the file lists that directory's root instead.
 
 from __future__ import annotations
 
-from django_sitemapkit.protocol.writer import UrlsetWriter, escape
+from django_sitemapkit.protocol.writer import UrlsetWriter, url_element
 
 
 def empty_site_pieces(home: str, stylesheet: str | None) -> list[bytes]:
-    """The file's pieces (head, the entry of ``home``, tail), undated."""
+    """The file (one piece), listing ``home``, undated."""
     writer = UrlsetWriter(stylesheet=stylesheet)
-    writer.add_xml(f"<url><loc>{escape(home)}</loc></url>\n")
-    return writer.pieces()
+    writer.add_xml(url_element(home))
+    return [writer.content()]

@@ -1,33 +1,58 @@
-"""Turning items into ``<url>`` elements: the per-row half of rendering a section."""
+"""Turning items into ``<url>`` elements: the per-row half of rendering a section.
+
+``entry_factory()`` settles once per file how a section's items are read
+(``item_access()``: a model's column rows, instances, list items, or the
+dicts contrib's ``get_urls()`` returns); the EntryFactory then turns each item
+into its element, or a logged skip. An ``i18n`` section's item is listed once
+per language (LanguageEntries). Every element is written by one function,
+``protocol.writer.url_element()``; the fast loop (fastloop.py) writes the same
+bytes for plain column rows.
+"""
 
 from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
+from django.conf import settings
+from django.db import connections
+from django.utils import translation
+
+from django_sitemapkit.compat import ContribUrlsSection
+from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine.extensions import (
     EntryRejected,
     Extensions,
     max_entries,
     namespaces,
 )
+from django_sitemapkit.engine.pages import PageNotFound
+from django_sitemapkit.engine.routes import UrlTemplate, url_route
+from django_sitemapkit.engine.rows import (
+    RowLayout,
+    instance_lastmod,
+    lastmod_date_only,
+    raw_lastmod_converter,
+    row_layout,
+)
 from django_sitemapkit.engine.skiplog import log_skip
-from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
-from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
+from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime, later
 from django_sitemapkit.protocol.writer import (
     MAX_BYTES_PER_FILE,
     UrlsetWriter,
     changefreq_value,
     escape,
     format_priority,
-    needs_escape,
     priority_value,
+    url_element,
 )
-from django_sitemapkit.sitemaps import Sitemap
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -59,9 +84,9 @@ class ItemAccess:
     changefreq: str | Callable[[Any], str | None] | None
     priority: float | Callable[[Any], float | None] | None
     describe: Callable[[Any], str] = repr
-    # The URL template of column rows, built once per file and shared with the
-    # fused row loop.
+    # The URL template and layout of column rows, shared with the fast loop.
     url_template: UrlTemplate | None = None
+    layout: RowLayout | None = None
     # The location of an item in a language, for i18n sections whose
     # locations do not come from calling location() under that language.
     localized: Callable[[str], Callable[[Any], Any]] | None = None
@@ -106,7 +131,11 @@ class EntryFactory:
         )
         # Images, videos, news and extra_xml(): whether any, and the XML of each item.
         self.extensions = Extensions(
-            sitemap, context.locations.base_url, context.tz, access.describe
+            sitemap,
+            context.locations.base_url,
+            context.tz,
+            access.describe,
+            None if access.layout is None else access.layout.image,
         )
         self.has_extra_xml = self.extensions.active
         # Whether details() differ per item; when not, they are formatted once.
@@ -151,7 +180,8 @@ class EntryFactory:
         self.last_loc = loc
         lastmod_xml = self.lastmod_xml(item)
         try:
-            return self._element(item, loc, lastmod_xml)
+            details = self.details(item) if self.details_vary else self.constant_details
+            return url_element(loc, lastmod_xml, details)
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
             self.reject(item, exc)
             return None
@@ -201,14 +231,8 @@ class EntryFactory:
         self.last_lastmod = value
         return f"<lastmod>{text}</lastmod>"
 
-    def _element(self, item: Any, loc: str, lastmod_xml: str) -> str:
-        details = self.details(item) if self.details_vary else self.constant_details
-        if needs_escape(loc):
-            loc = escape(loc)
-        return f"<url><loc>{loc}</loc>{lastmod_xml}{details}</url>\n"
-
     def details(self, item: Any, links: str = "") -> str:
-        """What follows ``<lastmod>`` in ``item``'s entry: changefreq, priority, ``links``, extensions."""
+        """What follows ``<lastmod>``: changefreq, priority, ``links``, extensions."""
         changefreq_xml = self.changefreq_xml
         if callable(self.changefreq_attr):
             changefreq_xml = self._changefreq_xml(item, self.changefreq_attr(item))
@@ -267,3 +291,264 @@ def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
         namespaces=namespaces(sitemap),
         stylesheet=stylesheet,
     )
+
+
+def item_access(sitemap: Sitemap) -> ItemAccess:
+    """How entries read ``sitemap``'s items: its attribute-or-method API, resolved once."""
+    if not isinstance(sitemap, ModelSitemap):
+        lastmod = sitemap.lastmod
+        read_lastmod = lastmod if callable(lastmod) else (lambda item: lastmod)
+        return ItemAccess(sitemap.location, read_lastmod, sitemap.changefreq, sitemap.priority)
+    route = url_route(sitemap)
+    if route is None:
+        return ItemAccess(
+            sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
+        )
+    assert sitemap.model is not None
+    layout = row_layout(sitemap)
+    template = route.template()
+    fill, url_of = template.fill, layout.url_of
+    lastmod_getter = None
+    if layout.lastmod is not None:
+        field = sitemap.get_lastmod_field()
+        assert field is not None
+        convert = raw_lastmod_converter(field, connections[sitemap.get_queryset().db])
+        read_lastmod = operator.itemgetter(layout.lastmod)
+        lastmod_getter = lambda row: convert(read_lastmod(row))  # noqa: E731
+    label = sitemap.model._meta.label
+
+    def localized(language: str) -> Callable[[Any], Any]:
+        with translation.override(language):
+            fill = route.template().fill
+        return lambda row: fill(url_of(row))
+
+    return ItemAccess(
+        location=lambda row: fill(url_of(row)),
+        lastmod=lastmod_getter or (lambda row: None),
+        changefreq=_column(layout.changefreq) or sitemap.changefreq,
+        priority=_column(layout.priority) or sitemap.priority,
+        describe=lambda row: f"<{label} pk={row[0]!r}>",
+        url_template=template,
+        layout=layout,
+        localized=localized,
+    )
+
+
+def _column(index: int | None) -> Callable[[Any], Any] | None:
+    return None if index is None else operator.itemgetter(index)
+
+
+def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
+    """``context`` for ``sitemap``'s URLs: under its ``protocol`` only where no base URL is set.
+
+    One scheme a site: where URLs are built from ``BASE_URL`` (or a site of
+    ``SITES``), its scheme wins over a section's ``protocol`` (check W005
+    says so), in the views, builds and what ``sitemapkit_validate`` expects
+    alike. Only a site whose URLs take the request's host (``USE_REQUEST_HOST``
+    without ``BASE_URL``: behind a proxy ending TLS, the request says http)
+    takes the scheme from ``protocol``.
+    """
+    conf = get_settings()
+    if sitemap.protocol is None or conf.BASE_URL or conf.SITES:
+        return context
+    return replace(context, locations=context.locations.with_scheme(sitemap.protocol))
+
+
+def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
+    if isinstance(sitemap, ContribUrlsSection):
+        return UrlInfoFactory(sitemap, section_context(sitemap, context), URL_INFO_ACCESS)
+    date_only = lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
+    return EntryFactory(
+        sitemap, section_context(sitemap, context), item_access(sitemap), date_only=date_only
+    )
+
+
+# --------------------------------------------------------------------------- contrib's get_urls()
+
+# Each dict contrib's ``get_urls()`` (or ``_urls()``, compat.py) returns is one
+# ``<url>``: its values go through the rules of any section's, and each of its
+# ``alternates`` (``location`` and ``lang_code``) becomes an ``<xhtml:link>``.
+URL_INFO_ACCESS = ItemAccess(
+    location=operator.itemgetter("location"),
+    lastmod=lambda info: info.get("lastmod"),
+    changefreq=lambda info: info.get("changefreq"),
+    priority=lambda info: info.get("priority"),
+    describe=lambda info: repr(info.get("location")),
+)
+
+
+def url_infos(
+    sitemap: ContribUrlsSection, number: int, context: RenderContext
+) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """(position, entry dict) of each entry of contrib's page ``number``."""
+    if number not in sitemap.page_numbers():
+        raise PageNotFound(number)
+    scheme, _, rest = context.locations.base_url.partition("://")
+    try:
+        infos = sitemap.url_infos(number, scheme, rest.partition("/")[0])
+    except Exception as exc:  # a project's get_urls() may raise anything
+        logger.error(
+            "Sitemap section %r: page %d is not listed: get_urls() raised %s: %s.",
+            sitemap.section,
+            number,
+            type(exc).__name__,
+            exc,
+        )
+        raise PageNotFound(number) from exc
+    yield from enumerate(infos)
+
+
+class UrlInfoFactory(EntryFactory):
+    """An ``EntryFactory`` for entry dicts: the alternates they name become links."""
+
+    details_vary = True
+
+    def details(self, item: Any, links: str = "") -> str:
+        return super().details(item, self.links(item))
+
+    def links(self, info: Mapping[str, Any]) -> str:
+        """The ``<xhtml:link>`` of each alternate; one whose location is refused is left out."""
+        links = []
+        for alternate in info.get("alternates") or ():
+            code = str(alternate.get("lang_code") or "")
+            try:
+                href = self.build_location(alternate.get("location"))
+            except InvalidLocation as exc:
+                logger.warning(
+                    "Sitemap section %r: left out the %r alternate of %s: %s.",
+                    self.sitemap.section,
+                    code,
+                    self.access.describe(info),
+                    exc,
+                )
+                continue
+            links.append(alternate_link(code, href))
+        return "".join(links)
+
+
+def alternate_link(code: str, href: str) -> str:
+    return f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(href)}"/>'
+
+
+# --------------------------------------------------------------------------- i18n sections
+
+
+class LanguageEntries:
+    """Turns an item of an ``i18n`` section into its entries, one per language.
+
+    As ``django.contrib.sitemaps`` does, an item is listed once per language of
+    ``get_languages_for_item()``, its location reversed with that language
+    active, and with ``alternates`` every one of those entries links to all of
+    them (and to ``x-default`` with ``x_default``). Unlike contrib, an item's
+    entries are written together, never split across two files, and each
+    language's location is computed once per item, not once per entry.
+    """
+
+    def __init__(self, sitemap: Sitemap, factory: EntryFactory) -> None:
+        self.sitemap = sitemap
+        self.factory = factory
+        self.known = frozenset(site_languages())
+        self.default = settings.LANGUAGE_CODE
+        self._locators: dict[str, Callable[[Any], Any]] = {}
+        self._refused: set[str] = set()
+        #: The locations of the entries the last call returned.
+        self.locs: list[str] = []
+
+    def locator(self, language: str) -> Callable[[Any], Any]:
+        """The location of an item in ``language``: reversed with it active."""
+        found = self._locators.get(language)
+        if found is None:
+            localized = self.factory.access.localized
+            if localized is not None:
+                found = localized(language)
+            else:
+                location = self.factory.location
+
+                def found(item: Any) -> Any:
+                    with translation.override(language):
+                        return location(item)
+
+            self._locators[language] = found
+        return found
+
+    def languages_of(self, item: Any) -> list[str]:
+        """The item's languages that ``settings.LANGUAGES`` offers (no URL may carry another)."""
+        languages = []
+        for code in self.sitemap.get_languages_for_item(item):
+            if code in self.known:
+                languages.append(code)
+            elif code not in self._refused:
+                self._refused.add(code)
+                logger.warning(
+                    "Sitemap section %r: left out language %r, which settings.LANGUAGES "
+                    "does not list: its URLs would not resolve.",
+                    self.sitemap.section,
+                    code,
+                )
+        return languages
+
+    def __call__(self, item: Any, listed: set[str]) -> str | None:
+        """The entries of ``item`` whose locations ``listed`` lacks; None when it is skipped."""
+        factory = self.factory
+        try:
+            languages = self.languages_of(item)
+        except Exception as exc:  # a user's get_languages_for_item() may raise anything
+            factory.skip(item, f"get_languages_for_item() raised {type(exc).__name__}: {exc}")
+            return None
+        if not languages:
+            factory.skip(item, "it has no language of settings.LANGUAGES")
+            return None
+        located = []
+        for code in languages:
+            loc = factory.locate(item, self.locator(code))
+            if loc is None:
+                return None
+            located.append((code, loc))
+        lastmod_xml = factory.lastmod_xml(item)
+        try:
+            details = factory.details(item, self.links(located))
+        except Exception as exc:  # so may changefreq(), priority() and extra_xml()
+            factory.reject(item, exc)
+            return None
+        # Languages whose URL is the same (no i18n_patterns) are one page.
+        locs = list(dict.fromkeys(loc for _code, loc in located))
+        self.locs = [loc for loc in locs if loc not in listed]
+        if not self.locs:
+            factory.skip_duplicate(item, locs[0])
+            return None
+        return "".join(url_element(loc, lastmod_xml, details) for loc in self.locs)
+
+    def links(self, located: list[tuple[str, str]]) -> str:
+        if not self.sitemap.alternates:
+            return ""
+        links = list(located)
+        if self.sitemap.x_default and any(code == self.default for code, _loc in located):
+            loc = dict(located)[self.default]
+            # contrib's rule: the default language's URL without its prefix.
+            links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))
+        return "".join(alternate_link(code, loc) for code, loc in links)
+
+
+def write_language_entries(
+    sitemap: Sitemap,
+    factory: EntryFactory,
+    items: Iterable[tuple[Any, Any]],
+    writer: UrlsetWriter,
+) -> tuple[Lastmod | None, Any]:
+    """Write each item's entries into ``writer``, all of an item's or none.
+
+    Returns the newest lastmod written and the key of the first item that
+    did not fit (None when all did).
+    """
+    entries = LanguageEntries(sitemap, factory)
+    newest: Lastmod | None = None
+    locs = writer.locs
+    for key, item in items:
+        xml = entries(item, locs)
+        if xml is None:
+            continue
+        if not writer.add_xml(xml, entries=len(entries.locs)):
+            return newest, key
+        locs.update(entries.locs)
+        newest = later(newest, factory.last_lastmod, factory.tz)
+    return newest, None

@@ -17,6 +17,7 @@ from django.db import connections
 
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine import rows
+from django_sitemapkit.engine.entries import item_access
 from django_sitemapkit.engine.rendering import URL_NAMESPACE, index_path, make_context
 from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
@@ -105,10 +106,10 @@ def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object
     if query and sitemap.model is not None:
         queryset = sitemap.get_queryset()
         if rows.reads_columns(sitemap):
-            queryset = queryset.values_list(*rows.row_columns(sitemap))
+            queryset = queryset.values_list(*rows.row_layout(sitemap).columns)
         row = queryset.first()
         if row is not None:
-            samples.append((rows.item_access(sitemap).location(row), False))
+            samples.append((item_access(sitemap).location(row), False))
     return samples
 
 

@@ -17,9 +17,13 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet
 
-from django_sitemapkit.engine.alternates import LanguageEntries
-from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
-from django_sitemapkit.engine.factory import entry_factory
+from django_sitemapkit.engine.entries import (
+    EntryFactory,
+    LanguageEntries,
+    RenderContext,
+    entry_factory,
+    new_writer,
+)
 from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.pages import PageNotFound, PageSummary
 from django_sitemapkit.engine.rows import rows_per_page

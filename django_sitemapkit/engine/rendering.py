@@ -258,7 +258,7 @@ def write_index(
     if writer.count == 0:
         raise PageNotFound(0)
     last_modified = None if newest is None or undated else to_aware(newest, tz)
-    pieces = writer.pieces()
+    pieces = [writer.content()]
     return RenderedFile(
         b"".join(pieces),
         last_modified,

@@ -4,7 +4,7 @@ A ``ModelSitemap`` with a URL route (``url_name`` and ``url_kwargs``, or a
 ``get_absolute_url()`` read as one: routes.py) reads *column rows*
 (``values_list()`` of the key, the URL's fields, then lastmod, changefreq and
 priority where they come from columns), and fills its URL pattern from them
-without an instance per row (see urltemplates.py). One without reads
+without an instance per row (UrlTemplate, routes.py). One without reads
 instances and asks each for its ``location()``.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import operator
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
@@ -22,11 +22,8 @@ from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
-from django.utils import translation
 
-from django_sitemapkit.engine.entries import ItemAccess
-from django_sitemapkit.engine.extensions import max_entries, news_window
-from django_sitemapkit.engine.imagesources import image_column
+from django_sitemapkit.engine.extensions import image_column, max_entries, news_window
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
 from django_sitemapkit.engine.pages import KeysetPages, KeySpan, PageSummary
 from django_sitemapkit.engine.pagetable import Page
@@ -47,21 +44,44 @@ def reads_columns(sitemap: ModelSitemap) -> bool:
     return url_route(sitemap) is not None
 
 
-def row_columns(sitemap: ModelSitemap) -> list[str]:
-    """The columns of a column row: pk, the URL's fields, then lastmod/changefreq/priority."""
+@dataclass(frozen=True)
+class RowLayout:
+    """Where each value sits in a section's column rows, settled once per render.
+
+    Rows stay the cursor's tuples (the fast loop reads millions of them): the
+    key at 0, the values filling the URL at 1 to ``url_values``, then each
+    column a class names, at its index here (None: not read).
+    """
+
+    columns: tuple[str, ...]
+    url_values: int
+    lastmod: int | None = None
+    changefreq: int | None = None
+    priority: int | None = None
+    image: int | None = None
+
+    def url_of(self, row: Sequence[Any]) -> Sequence[Any]:
+        return row[1 : 1 + self.url_values]
+
+
+def row_layout(sitemap: ModelSitemap) -> RowLayout:
+    """The layout of ``sitemap``'s column rows: key, URL values, lastmod, changefreq, priority,
+    image, each where the section reads it."""
     route = url_route(sitemap)
     assert route is not None
     columns = ["pk", *route.fields]
     field = sitemap.get_lastmod_field()
-    for name in (
-        None if field is None else field.name,
-        sitemap.changefreq_field,
-        sitemap.priority_field,
+    positions = {}
+    for name, column in (
+        ("lastmod", None if field is None else field.name),
+        ("changefreq", sitemap.changefreq_field),
+        ("priority", sitemap.priority_field),
+        ("image", image_column(sitemap)),
     ):
-        if name is not None:
-            columns.append(name)
-    image = image_column(sitemap)
-    return columns if image is None else [*columns, image]
+        if column is not None:
+            positions[name] = len(columns)
+            columns.append(column)
+    return RowLayout(tuple(columns), len(route.fields), **positions)
 
 
 def lastmod_date_only(sitemap: ModelSitemap) -> bool | None:
@@ -78,44 +98,6 @@ def rows_per_page(sitemap: Sitemap) -> int:
     if sitemap.i18n:
         limit = max(1, limit // max(1, len(sitemap.get_languages())))
     return limit
-
-
-def item_access(sitemap: ModelSitemap) -> ItemAccess:
-    """How an entry reads a row of ``sitemap``: an instance's attributes, or a column row's items."""
-    field = sitemap.get_lastmod_field()
-    route = url_route(sitemap)
-    if route is None:
-        return ItemAccess(
-            sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
-        )
-    assert sitemap.model is not None
-    template = route.template()
-    width = len(route.fields)
-    fill = template.fill
-    getters = iter(operator.itemgetter(position) for position in range(1 + width, 4 + width))
-    lastmod_getter = None
-    if field is not None:
-        convert = raw_lastmod_converter(field, connections[sitemap.get_queryset().db])
-        read_lastmod = next(getters)
-        lastmod_getter = lambda row: convert(read_lastmod(row))  # noqa: E731
-    changefreq_getter = None if sitemap.changefreq_field is None else next(getters)
-    priority_getter = None if sitemap.priority_field is None else next(getters)
-    label = sitemap.model._meta.label
-
-    def localized(language: str) -> Callable[[Any], Any]:
-        with translation.override(language):
-            fill = route.template().fill
-        return lambda row: fill(row[1 : 1 + width])
-
-    return ItemAccess(
-        location=lambda row: fill(row[1 : 1 + width]),
-        lastmod=lastmod_getter or (lambda row: None),
-        changefreq=changefreq_getter or sitemap.changefreq,
-        priority=priority_getter or sitemap.priority,
-        describe=lambda row: f"<{label} pk={row[0]!r}>",
-        url_template=template,
-        localized=localized,
-    )
 
 
 def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
@@ -171,26 +153,24 @@ def page_rows(
     limit: int | None = None,
     page: Page | None = None,
 ) -> Iterator[Sequence[Any]]:
-    """The column rows of page ``number``: tuples of ``row_columns()`` (the first ``limit``)."""
+    """The column rows of page ``number`` (the first ``limit``), laid out as ``row_layout()``."""
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
     rows = pages.page_queryset(number, span, page)
-    columns: list[Any] = row_columns(sitemap)
-    route = url_route(sitemap)
-    assert route is not None
-    raw_column = None if sitemap.get_lastmod_field() is None else 1 + len(route.fields)
-    if raw_column is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
+    layout = row_layout(sitemap)
+    columns: list[Any] = list(layout.columns)
+    if layout.lastmod is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
         # Read lastmod as the database's text: the drivers' own datetime
         # parsing (SQLite's regex converter, psycopg's Python time-zone
         # loader) costs more per row than writing the whole <url>;
-        # raw_lastmod_converter parses the text (and the fused loop
+        # raw_lastmod_converter parses the text (and the fast loop
         # mostly just slices it).
-        columns[raw_column] = Cast(columns[raw_column], TextField())
+        columns[layout.lastmod] = Cast(columns[layout.lastmod], TextField())
     return iterate_rows(
         rows.values_list(*columns)[: limit or pages.limit + 1],
-        raw_column=raw_column,
-        # A span is one segment of a page (a limit, a few rows): one round
-        # trip fetches it, where a server-side cursor would take several.
+        raw_column=layout.lastmod,
+        # A span (a limit, a few rows): one round trip fetches it, where a
+        # server-side cursor would take several.
         server_side=span is None and limit is None,
     )
 

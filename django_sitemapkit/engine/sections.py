@@ -14,11 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django_sitemapkit.compat import ContribUrlsSection
-from django_sitemapkit.engine import lists, rows, urlinfos
-from django_sitemapkit.engine.alternates import LanguageEntries, write_language_entries
-from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
-from django_sitemapkit.engine.factory import entry_factory, section_context
-from django_sitemapkit.engine.fusedrows import FusedRows
+from django_sitemapkit.engine import lists, rows
+from django_sitemapkit.engine.entries import (
+    EntryFactory,
+    LanguageEntries,
+    RenderContext,
+    entry_factory,
+    new_writer,
+    section_context,
+    url_infos,
+    write_language_entries,
+)
+from django_sitemapkit.engine.fastloop import FastLoop
 from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
 from django_sitemapkit.engine.pagetable import Page
@@ -205,7 +212,7 @@ def page_items(
     if span is not None:
         raise NotImplementedError("only model sections render parts of a page")
     if isinstance(sitemap, ContribUrlsSection):
-        yield from urlinfos.page_items(sitemap, number, section_context(sitemap, context))
+        yield from url_infos(sitemap, number, section_context(sitemap, context))
         return
     yield from lists.page_items(sitemap, number, context)
 
@@ -239,14 +246,12 @@ def render_page(
         # An empty <urlset> is invalid against the schema: nothing to serve.
         raise PageNotFound(number, skipped=factory.skipped)
     return RenderedPage(
-        writer.pieces(),
+        [writer.content()],
         writer.count,
         factory.skipped,
         None if newest is None else to_aware(newest, context.tz),
         overflow_key is not None,
         pages_changed,
-        segment_cuts=writer.segment_cuts,
-        segment_skips=writer.segment_skips,
         lastmods_dropped=factory.lastmods_dropped,
         images_dropped=factory.extensions.images_dropped,
     )
@@ -272,23 +277,21 @@ def write_page(
             items = reader.prefetching(items)
         return write_language_entries(sitemap, factory, items, writer)
     if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
-        fused = FusedRows.prepare(sitemap, factory)
-        if fused is not None:
-            return fused.render(rows.page_rows(sitemap, number, span), writer)
+        fast = FastLoop.prepare(sitemap, factory)
+        if fast is not None:
+            return fast.render(rows.page_rows(sitemap, number, span), writer)
     newest: Lastmod | None = None
     locs = writer.locs
     items = page_items(sitemap, number, context, span)
     for key, item in items if reader is None else reader.prefetching(items):
         xml = factory(item)
         if xml is None:
-            writer.skip()
             continue
         loc = factory.last_loc
         if loc in locs:
             factory.skip_duplicate(item, loc)
-            writer.skip()
             continue
-        if not writer.add_xml(xml, key):
+        if not writer.add_xml(xml):
             return newest, key
         locs.add(loc)
         newest = later(newest, factory.last_lastmod, context.tz)
