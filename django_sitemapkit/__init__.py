@@ -14,7 +14,7 @@ Everything a project imports is here::
 
 from importlib.metadata import PackageNotFoundError, version
 
-from django_sitemapkit.building.result import BuildError, BuildResult
+from django_sitemapkit.building.builder import BuildError, BuildResult
 from django_sitemapkit.conf import BaseUrlError
 from django_sitemapkit.publishing.base import BuildLocked, PublishError
 from django_sitemapkit.registration import AlreadyRegistered, NotRegistered

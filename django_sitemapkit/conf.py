@@ -50,12 +50,6 @@ DEFAULTS: dict[str, Any] = {
     "BUILD_DIR": None,
     # Also write (and serve from the build) a .xml.gz beside every .xml.
     "GZIP": True,
-    # Let a large full build fork a second process that renders pages beside its own.
-    "PARALLEL_BUILD": True,
-    # Note each saved or deleted row of a listed model (SitemapChange), so that
-    # an incremental build renders the pages holding them without scanning
-    # every row for changes.
-    "CHANGE_LOG": False,
     # Name the .xml.gz files in the index instead of the .xml files.
     "INDEX_LINKS_GZIP": False,
     # Let the views serve the published build instead of rendering, when one exists.
@@ -91,8 +85,6 @@ class SitemapkitSettings:
     STORAGE: str | None
     BUILD_DIR: str | None
     GZIP: bool
-    PARALLEL_BUILD: bool
-    CHANGE_LOG: bool
     INDEX_LINKS_GZIP: bool
     SERVE_BUILT_FILES: bool
     SITES: dict[str, Any] | None

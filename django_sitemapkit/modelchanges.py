@@ -7,7 +7,6 @@ from typing import Any
 
 from django.db import models, transaction
 
-from django_sitemapkit import changelog
 from django_sitemapkit.serving.cache import invalidate_sections
 from django_sitemapkit.serving.invalidation import sections_of
 from django_sitemapkit.sites import all_sites
@@ -22,7 +21,6 @@ def on_model_change(sender: type[models.Model], using: str = "default", **kwargs
     names = []
     for site in all_sites():
         listing = sections_of(sender, site)
-        changelog.note(site.name, listing, [kwargs["instance"].pk], using=using)
         names.extend(listing)
     if names:
         transaction.on_commit(lambda: invalidate_sections(names), using=using)

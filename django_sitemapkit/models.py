@@ -39,23 +39,3 @@ class SitemapStatus(SitemapPage):
         proxy = True
         verbose_name = "sitemap status"
         verbose_name_plural = "sitemap status"
-
-
-class SitemapChange(models.Model):
-    """A row of a section saved or deleted since a build read the change log (``CHANGE_LOG``).
-
-    ``target`` names the build that has yet to read it (changelog.py); ``key``
-    is the row's primary key as text, or ``None`` when the whole section is to
-    be scanned (``invalidate()`` without ``pks``).
-    """
-
-    id = models.BigAutoField(primary_key=True)
-    target = models.CharField(max_length=200)
-    section = models.CharField(max_length=64)
-    key = models.TextField(null=True, blank=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["target", "id"], name="sitemapkit_change_target")]
-
-    def __str__(self) -> str:
-        return f"{self.target}: {self.section} {self.key or '(scan)'}"

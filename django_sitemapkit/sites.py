@@ -17,9 +17,7 @@ from django.db import models
 from django.urls import URLPattern
 from django.utils.module_loading import autodiscover_modules
 
-from django_sitemapkit import changelog
-from django_sitemapkit.building.builder import Builder
-from django_sitemapkit.building.result import BuildResult, Progress
+from django_sitemapkit.building.builder import Builder, BuildResult, Progress
 from django_sitemapkit.engine.rendering import URL_NAMESPACE
 from django_sitemapkit.publishing.base import Publisher
 from django_sitemapkit.registration import NotRegistered, Registration, check_free
@@ -151,7 +149,6 @@ class SitemapSite:
         """
         names = target_sections(self, targets)
         invalidate_sections(names)
-        changelog.note(self.name, names, pks, using=changelog.log_database())
 
     def pages_changed(self, section: str) -> None:
         # The index lists the section's pages: its cached copy must go.
@@ -168,7 +165,6 @@ class SitemapSite:
         dry_run: bool = False,
         progress: Progress | None = None,
         site: str | SiteConfig | None = None,
-        scan: bool = False,
     ) -> Builder:
         """A build of the sections; of one site's, into its folder, under ``SITEMAPKIT["SITES"]``."""
         return Builder(
@@ -179,7 +175,6 @@ class SitemapSite:
             dry_run=dry_run,
             progress=progress,
             site=site,
-            scan=scan,
         )
 
     def build(
@@ -192,7 +187,6 @@ class SitemapSite:
         dry_run: bool = False,
         wait: float = 0,
         site: str | SiteConfig | None = None,
-        scan: bool = False,
     ) -> BuildResult:
         """Render every file into the storage and publish them at once: ``sitemapkit_build``.
 
@@ -207,7 +201,6 @@ class SitemapSite:
             rerender=rerender,
             dry_run=dry_run,
             site=site,
-            scan=scan,
         )
         return builder.run(list(sections) if sections else None, wait=wait)
 

@@ -6,7 +6,6 @@ import datetime
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django_sitemapkit import changelog
 from django_sitemapkit.engine.rendering import Sections, SiteSections
 from django_sitemapkit.engine.routes import route_report
 from django_sitemapkit.publishing.freshness import published_manifest, section_staleness
@@ -29,10 +28,6 @@ class SectionStatus:
     # path) or location() per row, and why (see engine/routes.py).
     fast_path: bool | None = None
     urls_from: str = ""
-    # Under CHANGE_LOG, the rows of the change log waiting for the next build
-    # (None: the log is off), and whether one of them asks for a scan.
-    changes_waiting: int | None = None
-    scan_asked: bool = False
 
 
 @dataclass
@@ -69,9 +64,6 @@ def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatu
         )
     built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
     status = SiteStatus(name, True, manifest.generation, built_at, manifest.seconds)
-    changes = (
-        changelog.read(changelog.build_target(sitemaps.name, site)) if changelog.log_on() else None
-    )
     with rendering_site(site):
         for sitemap in sitemaps:
             status.sections.append(_section_status(sitemap.name, manifest))
@@ -81,9 +73,6 @@ def site_status(sitemaps: Sections, site: SiteConfig | None = None) -> SiteStatu
             report = route_report(sitemap)
             if report is not None:
                 status.sections[-1].fast_path, status.sections[-1].urls_from = report
-            if changes is not None:
-                status.sections[-1].changes_waiting = len(changes.ids.get(sitemap.name, ()))
-                status.sections[-1].scan_asked = changes.of(sitemap.name) is None
     return status
 
 
@@ -122,8 +111,4 @@ def status_lines(status: SiteStatus) -> list[str]:
         )
         if s.urls_from:
             lines.append(f"    URLs: {s.urls_from}")
-        if s.changes_waiting:
-            rows = "row" if s.changes_waiting == 1 else "rows"
-            scan = " (a scan asked for)" if s.scan_asked else ""
-            lines.append(f"    Change log: {s.changes_waiting:,} {rows} for the next build{scan}")
     return lines

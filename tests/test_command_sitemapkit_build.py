@@ -120,24 +120,6 @@ def test_sections_registered_since_the_last_build_are_built_and_named(
     assert len(run("--section", "testapp-article").splitlines()) == 1
 
 
-def test_under_the_change_log_the_summary_counts_its_rows_and_scan_finds_the_rest(
-    site: Path, settings: Any
-) -> None:
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "CHANGE_LOG": True}
-    run()
-    article = Article.objects.get(slug="a3")
-    article.updated_at = EDITED
-    article.save()
-    # Unannounced: update() sends no signal, so only --scan finds it.
-    Article.objects.filter(slug="a17").update(updated_at=EDITED)
-    output = run()
-    assert output.startswith("1 section built: 4 files written, 4 unchanged, 0 removed;")
-    assert " 1 change-log row read. (" in output
-    output = run("--scan")
-    assert output.startswith("1 section built: 4 files written, 4 unchanged, 0 removed;")
-    assert "change-log" not in output
-
-
 def test_unknown_section(site: Path) -> None:
     with pytest.raises(CommandError, match="Unknown section 'nope'; registered: testapp-article"):
         run("--section", "nope")

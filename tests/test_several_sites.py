@@ -17,7 +17,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.result import BuildError
+from django_sitemapkit.building.builder import BuildError
 from tests.s3 import use_new_bucket
 from tests.testapp.models import Article, Product, Tag
 from tests.utils import parse_index, parse_urlset, path_of
@@ -190,23 +190,6 @@ def test_the_python_api_builds_one_named_site(two_sites: Path) -> None:
     assert result.urls == len(SHOP_URLS)
     with pytest.raises(BuildError, match=r"several sites; name the one to build: shop, blog"):
         sitemapkit.build()
-
-
-def test_under_the_change_log_each_site_takes_its_own_rows(two_sites: Path, settings: Any) -> None:
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "CHANGE_LOG": True}
-    sitemapkit.build(site="shop")
-    sitemapkit.build(site="blog")
-    article = Article.objects.get(slug="shop-3")
-    article.updated_at = T0 + datetime.timedelta(days=1)
-    article.save()
-    assert sitemapkit.build(site="shop").changes_read == 1
-    assert (two_sites / "shop" / "current" / "sitemap-articles-2.xml").read_bytes().count(
-        b"<lastmod>2026-01-02"
-    ) == 1
-    # The blog's row was left for the blog's build; its page does not list shop-3.
-    result = sitemapkit.build(site="blog")
-    assert result.changes_read == 1
-    assert not result.written
 
 
 def test_robots_lists_each_sites_index_in_its_own_file(

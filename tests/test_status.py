@@ -64,30 +64,6 @@ def test_the_json_says_it_too(built: Path) -> None:
     assert by_name["testapp-tag"]["urls_from"] == "URL pattern 'tag-detail' (url_name)"
 
 
-def test_under_the_change_log_it_says_what_waits_for_the_next_build(
-    built: Path, settings: Any
-) -> None:
-    _, text = status()
-    assert "Change log" not in text
-    _, text = status("--format", "json")
-    assert json.loads(text)[0]["sections"][0]["changes_waiting"] is None
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "CHANGE_LOG": True}
-    for slug in ("b", "c"):
-        Article.objects.create(slug=slug, updated_at=T0)
-    sitemapkit.invalidate(Tag)
-    _, text = status()
-    waiting = [line.strip() for line in text.splitlines() if "Change log" in line]
-    assert waiting == [
-        "Change log: 2 rows for the next build",
-        "Change log: 1 row for the next build (a scan asked for)",
-    ]
-    _, text = status("--format", "json")
-    by_name = {s["section"]: s for s in json.loads(text)[0]["sections"]}
-    assert by_name["testapp-article"]["changes_waiting"] == 2
-    assert by_name["testapp-document"]["changes_waiting"] == 0
-    assert by_name["testapp-tag"]["scan_asked"] is True
-
-
 def test_lastmods_and_the_build_time_are_printed_to_the_second(
     sitemaps: Any, settings: Any, tmp_path: Path
 ) -> None:

@@ -1,50 +1,57 @@
 """Pre-rendering every sitemap file into a storage: the engine of ``sitemapkit_build``.
 
-Pages are rendered by the same code the views use (``Sitemap.render_page`` and
-``rendering.write_index``), so a built file and a served file are the same
-bytes. A manifest makes builds incremental: a model page whose row count and
-newest lastmod (its fingerprint) are what they were is kept without rendering
-it; a page where only some rows were edited gets just their segments rendered
-again and spliced into its old bytes (splicing.py); any other page is rendered
-whole (sectionpages.py decides which). A page is written only if its bytes
-(content hash) changed, and the index announces a new lastmod for every page
-whose bytes changed -- also when the change was a deletion, which no
-``updated_at`` shows (pagefiles.py).
+Pages are rendered by the same code the views use (``render_page`` and
+``write_index``), so a built file and a served file are the same bytes. A
+manifest makes builds incremental page by page (pagefiles.py). The index
+names each page with the lastmod of its entries, as the live index does.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
+import inspect
 import time
 import uuid
+from collections.abc import Iterator
+from typing import Any
 
-from django_sitemapkit import changelog
-from django_sitemapkit.building.configprint import config_fingerprint
-from django_sitemapkit.building.indexfile import publish_index
-from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, sha256
-from django_sitemapkit.building.resilient import (
-    render_page_resiliently,
+from django.urls import get_resolver
+
+from django_sitemapkit.building.pagefiles import (
+    BuildError,
+    BuildResult,
+    PageFiles,
+    Progress,
+    SectionPages,
     render_section,
     resiliently,
+    sha256,
 )
-from django_sitemapkit.building.result import BuildError, BuildResult, Progress
-from django_sitemapkit.building.sectionpages import SectionPages
-from django_sitemapkit.changelog import Changes
 from django_sitemapkit.conf import BaseUrlError, base_url, get_settings
+from django_sitemapkit.engine.filenames import INDEX_NAME
+from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rendering import (
+    IndexEntry,
+    RenderedFile,
     Sections,
     SiteSections,
+    empty_site_file,
+    gzip_file,
     make_context,
     stylesheet_href,
+    write_index,
 )
+from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
-from django_sitemapkit.notifying.changes import announce, watch
-from django_sitemapkit.protocol.stylesheet import stylesheet_bytes
+from django_sitemapkit.notifying.indexnow import announce, watch
+from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME, stylesheet_bytes
 from django_sitemapkit.publishing.base import Publisher, Transaction
-from django_sitemapkit.publishing.manifest import Manifest
+from django_sitemapkit.publishing.manifest import FileRecord, Manifest
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, one_site, rendering_site
+from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap, UrlName
 
 # What other modules import from here, wherever it is defined.
 __all__ = [
@@ -52,10 +59,12 @@ __all__ = [
     "BuildResult",
     "Builder",
     "Progress",
-    "render_page_resiliently",
     "render_section",
     "resiliently",
 ]
+
+# Classes of this package: their code is the package version's, not the project's.
+_OWN_MODULE_PREFIX = "django_sitemapkit."
 
 
 class Builder:
@@ -69,9 +78,7 @@ class Builder:
         progress: Progress | None = None,
         rerender: bool = False,
         site: str | SiteConfig | None = None,
-        scan: bool = False,
     ) -> None:
-        conf = get_settings()
         try:
             #: The site of ``SITEMAPKIT["SITES"]`` built: its base URL, sections and folder.
             self.site = site = one_site(site)
@@ -91,16 +98,12 @@ class Builder:
         self.full = full
         # Render every page and compare bytes, even where fingerprints match.
         self.rerender = rerender
-        # Scan every page for changes even where the change log says which changed.
-        self.scan = scan
         self.dry_run = dry_run
-        self.gzip = conf.GZIP
+        self.gzip = get_settings().GZIP
         self.progress = progress
-        # The lastmod announced for a page whose bytes changed while its rows'
-        # newest lastmod did not (a deletion): the moment of this build.
         self.started = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0)
         self._start = time.perf_counter()
-        # A build died writing into the published set (a flat storage's): see run().
+        # A build died writing into the published set (a flat storage's): see _run().
         self._interrupted = False
 
     def run(self, sections: list[str] | None = None, *, wait: float = 0) -> BuildResult:
@@ -111,62 +114,41 @@ class Builder:
                 f"Unknown section {', '.join(map(repr, unknown))}; {where}: "
                 f"{', '.join(self.sitemaps.sections()) or 'none'}."
             )
-        self._start = start = time.perf_counter()
+        self._start = time.perf_counter()
         with (
             self.publisher.lock(wait=wait),
             rendering_language(),
             rendering_site(self.site),
             one_render(),
         ):
-            result = BuildResult(dry_run=self.dry_run)
-            if not self.dry_run:
-                result.cleaned = self.publisher.cleanup()
-            previous = self.publisher.manifest()
-            if self.publisher.interrupted():
-                # The files may not be what the manifest says: every one is written again.
-                self.full = self._interrupted = True
-            manifest = self._new_manifest(previous)
-            selected, unpublished = self._select(set(sections or []), previous, result)
-            changes = self._read_changes(manifest)
-            # Trusted to name every change where the last build read the log too.
-            trusted = changes if previous and previous.change_log and not self.scan else None
-            transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
-            # Notes the URLs this build changes, for IndexNow (when it is on).
-            transaction = watch(transaction, self.publisher, previous, self.base_url)
-            try:
-                with BackgroundWork() as background:
-                    self._build(
-                        manifest, previous, transaction, selected, result, background, trusted
-                    )
-                    publish_index(
-                        manifest,
-                        previous,
-                        transaction,
-                        result,
-                        base_url=self.base_url,
-                        namespace=self.sitemaps.name,
-                        full=self.full,
-                        started=self.started,
-                    )
-            except BaseException:
-                if transaction is not None:
-                    transaction.abort()
-                raise
-            if changes is not None and not self.dry_run:
-                # What the rows noted is published (or was already): they are done with.
-                result.changes_read = changes.consume(selected or changes.keys)
-            with_pages = {record.section for record in manifest.pages}
-            result.first_published = sorted(unpublished & with_pages)
-        result.seconds = time.perf_counter() - start
+            result, transaction = self._run(set(sections or []))
+        result.seconds = time.perf_counter() - self._start
         announce(transaction, self.base_url, self.sitemaps.name)
         return result
 
-    def _read_changes(self, manifest: Manifest) -> Changes | None:
-        """The change log's rows for this build, where the log is on (noted in ``manifest``)."""
-        manifest.change_log = changelog.log_on()
-        if not manifest.change_log:
-            return None
-        return changelog.read(changelog.build_target(self.sitemaps.name, self.site))
+    def _run(self, asked: set[str]) -> tuple[BuildResult, Transaction | None]:
+        result = BuildResult(dry_run=self.dry_run)
+        if not self.dry_run:
+            result.cleaned = self.publisher.cleanup()
+        previous = self.publisher.manifest()
+        if self.publisher.interrupted():
+            # The files may not be what the manifest says: every one is written again.
+            self.full = self._interrupted = True
+        manifest = self._new_manifest(previous)
+        selected, unpublished = self._select(asked, previous, result)
+        transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
+        # Notes the URLs this build changes, for IndexNow (when it is on).
+        transaction = watch(transaction, self.publisher, previous, self.base_url)
+        try:
+            self._build(manifest, previous, transaction, selected, result)
+            self._publish(manifest, previous, transaction, result)
+        except BaseException:
+            if transaction is not None:
+                transaction.abort()
+            raise
+        with_pages = {record.section for record in manifest.pages}
+        result.first_published = sorted(unpublished & with_pages)
+        return result, transaction
 
     def _new_manifest(self, previous: Manifest | None) -> Manifest:
         return Manifest(
@@ -207,52 +189,47 @@ class Builder:
         transaction: Transaction | None,
         selected: set[str],
         result: BuildResult,
-        background: BackgroundWork,
-        changes: Changes | None,
     ) -> None:
-        files = PageFiles(
-            transaction,
-            result,
-            background,
-            full=self.full,
-            gzip=self.gzip,
-            old_gzip=previous is not None and previous.gzip,
-            started=self.started,
-        )
         configs = {sitemap.name: config_fingerprint(sitemap) for sitemap in self.sitemaps}
         old_configs = {} if previous is None else previous.configs
-        if self._may_keep_pages(previous):
+        may_keep = (
+            not self.full and not self.rerender and self._stale_pages_reason(previous) is None
+        )
+        if may_keep:
             result.reconfigured = [
                 name
                 for name, config in configs.items()
                 if old_configs.get(name, config) != config and (not selected or name in selected)
             ]
-        with SectionPages(
+        # A page's .gz can be kept only where the last build wrote one.
+        rewrite = self.full or (self.gzip and not (previous is not None and previous.gzip))
+        files = PageFiles(transaction, result, rewrite=rewrite, gzip=self.gzip)
+        pages = SectionPages(
             self.sitemaps,
             files,
-            result,
             selected=selected,
-            previous=previous,
-            publisher=self.publisher,
+            old={} if previous is None else {(r.section, r.number): r for r in previous.pages},
             context=make_context(self.base_url, self.sitemaps.name),
-            keep_pages=self._may_keep_pages(previous),
-            gzip=self.gzip,
+            keep_sections={
+                name for name in configs if may_keep and name not in result.reconfigured
+            },
             progress=self.progress,
-            rerender=frozenset(result.reconfigured),
-            every_page=self.full or previous is None,
-            changes=changes,
-        ) as pages:
+        )
+        try:
             for sitemap in self.sitemaps:
                 if pages.wanted(sitemap):
                     result.sections += 1
                     manifest.configs[sitemap.name] = configs[sitemap.name]
                     manifest.pages.extend(pages.build(sitemap))
-                else:
-                    # Not rebuilt this time: its published files stay as they are.
-                    result.sections_kept += 1
-                    if sitemap.name in old_configs:
-                        manifest.configs[sitemap.name] = old_configs[sitemap.name]
-                    manifest.pages.extend(pages.keep_published(sitemap))
+                    continue
+                # Not rebuilt this time: its published files stay as they are.
+                result.sections_kept += 1
+                if sitemap.name in old_configs:
+                    manifest.configs[sitemap.name] = old_configs[sitemap.name]
+                manifest.pages.extend(pages.keep_published(sitemap))
+            files.settle()
+        finally:
+            files.close()
         manifest.seconds = round(time.perf_counter() - self._start, 3)
 
     def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
@@ -276,6 +253,170 @@ class Builder:
             return f"the files' stylesheet was {previous.stylesheet or 'off'} at the last build"
         return None
 
-    def _may_keep_pages(self, previous: Manifest | None) -> bool:
-        """Whether published pages with unchanged fingerprints may be kept, as far as the build goes."""
-        return not self.full and not self.rerender and self._stale_pages_reason(previous) is None
+    def _publish(
+        self,
+        manifest: Manifest,
+        previous: Manifest | None,
+        transaction: Transaction | None,
+        result: BuildResult,
+    ) -> None:
+        """Write the index of ``manifest``'s pages and publish the set, unless nothing changed
+        (and the build is not ``full``)."""
+        index = self._index(manifest.pages)
+        manifest.index_sha256 = sha256(index.content)
+        if index.last_modified is not None:
+            manifest.index_lastmod = index.last_modified.isoformat()
+        files = {INDEX_NAME: index.content}
+        if manifest.gzip:
+            files[INDEX_NAME + ".gz"] = gzip_file(index.content)
+        result.bytes += len(index.content)
+        current = set(manifest.files())
+        result.removed = (
+            [] if previous is None else [n for n in previous.files() if n not in current]
+        )
+        if not (self.full or result.written or result.removed) and _same_index(previous, manifest):
+            result.unchanged += len(files)
+            if transaction is not None:
+                transaction.abort()  # nothing changed: keep the published set as it is
+            return
+        result.written.extend(files)
+        result.bytes_written += sum(map(len, files.values()))
+        if transaction is None:
+            return
+        # The stylesheet beside the index, where every file's <?xml-stylesheet?>
+        # names it (not a sitemap file: not counted as one).
+        if manifest.stylesheet is not None:
+            if previous is not None and previous.stylesheet_sha256 == manifest.stylesheet_sha256:
+                transaction.keep(STYLESHEET_NAME)
+            else:
+                files[STYLESHEET_NAME] = stylesheet_bytes()
+        transaction.publish(files, manifest)
+        result.published = True
+
+    def _index(self, pages: list[FileRecord]) -> RenderedFile:
+        try:
+            return write_index(
+                (IndexEntry(r.section, r.number, r.lastmod_value()) for r in pages),
+                base_url=self.base_url,
+                namespace=self.sitemaps.name,
+            )
+        except PageNotFound:
+            # No section has a URL yet: what the views serve then (see there).
+            return empty_site_file(base_url=self.base_url, namespace=self.sitemaps.name)
+
+
+def _same_index(previous: Manifest | None, manifest: Manifest) -> bool:
+    return (
+        previous is not None
+        and previous.index_sha256 == manifest.index_sha256
+        and previous.stylesheet_sha256 == manifest.stylesheet_sha256
+    )
+
+
+def config_fingerprint(sitemap: Sitemap) -> str:
+    """A short digest of what shapes a section's files besides its rows.
+
+    Row figures cannot tell that the sitemap class now writes another
+    ``changefreq``, that its ``location()`` builds other URLs, or that the URL
+    pattern it reverses has a new route. This covers those: the class's name,
+    its public attributes, the source of every method a project's class
+    defines, the routes of the URL names it reverses (and its model's
+    ``get_absolute_url``), and the settings that change every file.
+    """
+    digest = hashlib.sha256()
+    for part in _config_parts(sitemap):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+def _config_parts(sitemap: Sitemap) -> Iterator[str]:
+    cls = type(sitemap)
+    yield f"{cls.__module__}.{cls.__qualname__}"
+    conf = get_settings()
+    yield f"strip={sorted(conf.STRIP_QUERY_PARAMS)!r} stylesheet={conf.STYLESHEET!r}"
+    for name in sorted(dir(sitemap)):
+        value = _public_value(sitemap, name)
+        if value is not _NO_VALUE:
+            yield f"{name}={_stable_repr(value)}"
+    for klass in cls.__mro__:
+        if klass.__module__.startswith(_OWN_MODULE_PREFIX) or klass is object:
+            continue
+        for name, member in sorted(vars(klass).items()):
+            function = getattr(member, "__func__", member)
+            if inspect.isfunction(function):
+                yield f"{klass.__qualname__}.{name}: {_source(function)}"
+    for name in _url_names(sitemap):
+        yield f"url {name}: {_routes(name)}"
+    model = sitemap.get_model()
+    if model is not None:
+        yield f"model {model._meta.label}"
+        if not getattr(sitemap, "url_name", None):
+            yield _source(getattr(model, "get_absolute_url", None))
+
+
+_NO_VALUE = object()
+
+
+def _public_value(sitemap: Sitemap, name: str) -> Any:
+    """A public, non-method attribute's value; ``_NO_VALUE`` for anything else."""
+    if name.startswith("_"):
+        return _NO_VALUE
+    try:
+        value = getattr(sitemap, name)
+    except Exception:
+        return _NO_VALUE
+    if inspect.ismethod(value) or inspect.isfunction(value) or isinstance(value, type):
+        return _NO_VALUE
+    return value
+
+
+def _stable_repr(value: Any) -> str:
+    """``repr`` without memory addresses, which change from one process to the next."""
+    if callable(value):
+        return f"<callable {getattr(value, '__qualname__', type(value).__qualname__)}>"
+    text = repr(value)
+    return text if " at 0x" not in text else f"<{type(value).__qualname__}>"
+
+
+def _source(function: Any) -> str:
+    if function is None:
+        return ""
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        # No source at hand (built in a shell, a frozen app): its bytecode stands in.
+        code = getattr(function, "__code__", None)
+        return "" if code is None else code.co_code.hex()
+
+
+def _url_names(sitemap: Sitemap) -> list[str]:
+    if isinstance(sitemap, ModelSitemap):
+        route = url_route(sitemap)
+        return [] if route is None else [route.url_name]
+    if isinstance(sitemap, StaticViewSitemap):
+        names = []
+        for entry in sitemap.url_names:
+            try:
+                names.append(UrlName.of(entry).name)
+            except Exception:
+                continue
+        return sorted(set(names))
+    return []
+
+
+def _routes(name: str) -> str:
+    """The patterns the URL ``name`` (``namespace:name`` allowed) reverses to, as text."""
+    resolver = get_resolver()
+    *namespaces, view = name.split(":")
+    prefix = ""
+    try:
+        for namespace in namespaces:
+            found, resolver = resolver.namespace_dict[namespace]
+            prefix += found
+        possibilities = resolver.reverse_dict.getlist(view)
+    except Exception:
+        return "unresolvable"
+    return prefix + "|".join(
+        sorted(pattern for _, pattern, _, _ in possibilities if isinstance(pattern, str))
+    )

@@ -1,291 +1,344 @@
-"""A build's page files: each page's record, and its plain and ``.gz`` files kept or written.
+"""A build's pages: which are kept as published, which rendered again, and their files.
 
-A page is written only if its bytes (content hash) changed, and the index
-announces a new lastmod for every page whose bytes changed -- also when the
-change was a deletion, which no ``updated_at`` shows.
+Builds are incremental page by page. A model page whose fingerprint (its row
+count and newest lastmod, one scan of per-page aggregates) and whose section's
+configuration print are what they were is kept as published: its files stay
+(hard links into the new generation of a local folder, the same objects in a
+flat storage), without a render or a byte read. Any other page is rendered
+whole; its files are written only where its bytes changed.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
+import functools
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from django_sitemapkit.building.result import BuildResult
-from django_sitemapkit.engine.filenames import page_filename
+from django.db import InterfaceError, OperationalError, connections
+
+from django_sitemapkit.engine import sections
+from django_sitemapkit.engine.entries import RenderContext
+from django_sitemapkit.engine.keyranges import PageFigures
+from django_sitemapkit.engine.pages import PageNotFound
+from django_sitemapkit.engine.rendering import Sections, gzip_file
 from django_sitemapkit.engine.sections import RenderedPage
-from django_sitemapkit.protocol.deflate import Piece, compress_pieces, gzip_member
-from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
-from django_sitemapkit.publishing.base import Reuse, Transaction
-from django_sitemapkit.publishing.manifest import FileRecord, PageLayout
+from django_sitemapkit.publishing.base import Transaction
+from django_sitemapkit.publishing.manifest import FileRecord
+from django_sitemapkit.sitemaps import Sitemap
+
+T = TypeVar("T")
+
+# Pages handed to the background thread and not yet stored, at most.
+MAX_PENDING_PAGES = 2
 
 
-def sha256(*pieces: Piece) -> str:
-    digest = hashlib.sha256()
-    for piece in pieces:
-        digest.update(piece)
-    return digest.hexdigest()
+class BuildError(Exception):
+    """The build failed; nothing was published."""
 
 
-# Writes queued on the background thread at most (two a page: .xml and .xml.gz).
-MAX_PENDING_WRITES = 4
+# Told (pages done, pages in all) as each page of a build is done.
+Progress = Callable[[int, int], None]
 
 
-class BackgroundWork:
-    """sha256 digests, gzip and writes of page files, done on another core while the build goes on.
+@dataclass
+class BuildResult:
+    # Sections whose pages this build rendered or checked, and sections whose
+    # published files it kept without looking (those --section left out).
+    sections: int = 0
+    sections_kept: int = 0
+    written: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    urls: int = 0
+    skipped: int = 0
+    # Entries of the pages rendered listed without their lastmod, which could not be written.
+    lastmods_dropped: int = 0
+    # Images left out of the pages rendered (past 1,000 per URL, or not URLs).
+    images_dropped: int = 0
+    # Bytes of the files rendered, and of the files written (.gz included).
+    bytes: int = 0
+    bytes_written: int = 0
+    seconds: float = 0.0
+    dry_run: bool = False
+    published: bool = False
+    cleaned: int = 0
+    # Why a build asked for some sections rebuilt every one, if it did.
+    every_section_because: str | None = None
+    # Sections built besides those asked for, because the last build published
+    # no page of theirs (registered since, or empty then), that have pages now.
+    first_published: list[str] = field(default_factory=list)
+    # Sections rendered again whole because their sitemap class, URL patterns
+    # or output settings changed since the last build.
+    reconfigured: list[str] = field(default_factory=list)
 
-    hashlib, zlib and file writes let go of the GIL while they work on a large
-    buffer, so hashing, compressing and writing one page cost no time while
-    the next is rendered. One thread does them in the order they were given;
-    a build holds at most a page or two more bytes than it would without.
+    def summary(self) -> str:
+        verb = "would be written" if self.dry_run else "written"
+        kept = f", {self.sections_kept} kept" if self.sections_kept else ""
+        dropped = ""
+        if self.lastmods_dropped:
+            dropped += f", {self.lastmods_dropped:,} without their unwritable lastmod"
+        if self.images_dropped:
+            dropped += f", {self.images_dropped:,} images dropped"
+        return (
+            f"{self.sections} section{'s' if self.sections != 1 else ''} built{kept}: "
+            f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
+            f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped"
+            f"{dropped}), {self.bytes_written:,} bytes {verb} "
+            f"({self.bytes:,} rendered) in {self.seconds:.2f} s."
+        )
+
+    def count_skipped(self, count: int) -> None:
+        self.skipped += count
+
+
+def sha256(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def resiliently(read: Callable[[], T]) -> T:
+    """``read()``, again on fresh connections if the database dropped ours.
+
+    Long builds meet servers and proxies that close idle or long-lived
+    connections. Each page, and the scan that lists the pages, is a read of
+    its own, so it can simply be done again -- unless a transaction is open,
+    whose work a reconnect would lose: then the error propagates and the
+    build fails without publishing.
+    """
+    try:
+        return read()
+    except (OperationalError, InterfaceError):
+        if any(connection.in_atomic_block for connection in connections.all()):
+            raise
+        for connection in connections.all():
+            connection.close()
+        return read()
+
+
+def render_section(
+    sitemap: Sitemap,
+    context: RenderContext,
+    numbers: list[int],
+    skipped: Callable[[int], None] = lambda count: None,
+    pages_changed: Callable[[str], None] = lambda section: None,
+) -> Iterator[tuple[int, RenderedPage]]:
+    """Pages ``numbers`` of a section, then any page split off while rendering them.
+
+    A page whose every URL is skipped has no file; ``skipped`` is told how
+    many rows it held, ``pages_changed`` when a split changed the section's pages.
+    """
+    done: set[int] = set()
+    pending = numbers
+    while pending:
+        overflowed = False
+        for number in pending:
+            done.add(number)
+            try:
+                page = resiliently(
+                    functools.partial(sections.render_page, sitemap, number, context)
+                )
+            except PageNotFound as exc:
+                skipped(exc.skipped)
+                continue
+            overflowed = overflowed or page.overflowed
+            if page.pages_changed:
+                pages_changed(sitemap.name)
+            yield number, page
+            # Not held while the next page renders: a page is megabytes.
+            del page
+        if not overflowed:
+            return
+        figures = sections.page_figures(sitemap, context)
+        pending = [f.number for f in figures if f.number not in done]
+
+
+class SectionPages:
+    """The pages of the sections a build renders, each kept or rendered again.
+
+    Made once per build, it lists the pages of every section to build
+    (``selected``, or every one when empty) before any page is built: their
+    number is the progress total.
     """
 
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-pages")
-        self._pending: tuple[FileRecord, Future[str]] | None = None
-        self._writes: list[Future[None]] = []
+    def __init__(
+        self,
+        sitemaps: Sections,
+        files: PageFiles,
+        *,
+        selected: set[str],
+        old: dict[tuple[str, int], FileRecord],
+        context: RenderContext,
+        keep_sections: set[str],
+        progress: Progress | None,
+    ) -> None:
+        self._sitemaps = sitemaps
+        self._files = files
+        self._old = old
+        self._context = context
+        # The sections whose unchanged pages may be kept (their configuration did not change).
+        self._keep_sections = keep_sections
+        self._progress = progress
+        # The figures of every page that lists a URL, which also give the index its lastmods.
+        self._figures = {
+            sitemap.name: resiliently(functools.partial(sections.page_figures, sitemap, context))
+            for sitemap in sitemaps
+            if not selected or sitemap.name in selected
+        }
+        self._total = sum(len(pages) for pages in self._figures.values())
+        self._done = 0
 
-    def write(self, write: Callable[..., None], *args: Any) -> None:
-        """``write(*args)`` on the worker, after everything given before it; ``wait()`` raises
-        what it raised."""
-        self._writes.append(self._pool.submit(write, *args))
-        # A page's files are at most two writes: past a few pages, the build
-        # waits for the disk rather than holding more pages in memory.
-        while len(self._writes) > MAX_PENDING_WRITES or (self._writes and self._writes[0].done()):
-            self._writes.pop(0).result()  # a failed write fails the build now
+    def wanted(self, sitemap: Sitemap) -> bool:
+        """Whether this build builds ``sitemap``'s pages (else it keeps the published ones)."""
+        return sitemap.name in self._figures
 
-    def fill_in(self, record: FileRecord, pieces: Sequence[Piece]) -> None:
-        """Set ``record.sha256`` to the digest of ``pieces``, at the latest by ``wait()``."""
-        self._fill_in_pending()
-        self._pending = (record, self._pool.submit(sha256, *pieces))
+    def keep_published(self, sitemap: Sitemap) -> list[FileRecord]:
+        """The published pages of a section not built this time, their files kept as they are."""
+        records = sorted(
+            (record for record in self._old.values() if record.section == sitemap.name),
+            key=lambda record: record.number,
+        )
+        for record in records:
+            self._files.keep(record, count=False)
+        return records
 
-    def compress(self, pieces: Sequence[Piece]) -> Future[list[bytes]]:
-        """Each piece's compressed bytes (``compress_pieces``), on the worker."""
-        return self._pool.submit(compress_pieces, pieces)
+    def build(self, sitemap: Sitemap) -> list[FileRecord]:
+        """The records of the section's pages, in page order, each kept or rendered."""
+        records: list[FileRecord] = []
+        to_render: dict[int, PageFigures] = {}
+        may_keep = sitemap.name in self._keep_sections and sections.fingerprints_reliable(sitemap)
+        for figures in self._figures[sitemap.name]:
+            before = self._old.get((sitemap.name, figures.number))
+            if may_keep and before is not None and before.fingerprint == figures.fingerprint:
+                records.append(self._files.keep(before))
+                self._advance()
+            else:
+                to_render[figures.number] = figures
+        result = self._files.result
+        for number, page in render_section(
+            sitemap,
+            self._context,
+            list(to_render),
+            result.count_skipped,
+            self._sitemaps.pages_changed,
+        ):
+            before = self._old.get((sitemap.name, number))
+            records.append(
+                self._files.write(sitemap.name, number, page, before, to_render.get(number))
+            )
+            self._advance()
+            del page
+        self._files.settle()
+        return sorted(records, key=lambda record: record.number)
 
-    def wait(self) -> None:
-        """Every record given so far has its digest, and every write is done."""
-        writes, self._writes = self._writes, []
-        for write in writes:
-            write.result()
-        self._fill_in_pending()
+    def _advance(self) -> None:
+        self._done += 1
+        if self._progress is not None:
+            # Pages split off while rendering come on top of the total.
+            self._progress(self._done, max(self._total, self._done))
 
-    def _fill_in_pending(self) -> None:
-        if self._pending is not None:
-            record, digest = self._pending
-            self._pending = None
-            record.sha256 = digest.result()
 
-    def __enter__(self) -> BackgroundWork:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+def announced_lastmod(page: RenderedPage, figures: PageFigures | None) -> str | None:
+    """The page's lastmod in the index: its figures' newest, as the live index announces it;
+    a page split off while rendering has no figures yet and is dated by its render."""
+    if figures is not None:
+        return None if figures.newest is None else figures.newest.isoformat()
+    return page.lastmod.isoformat() if page.lastmod and page.every_entry_dated else None
 
 
 class PageFiles:
     """The page files of the generation being built, each kept from the last one or written anew.
 
-    Every file is counted in ``result``; without a transaction (a dry run)
-    files are only counted.
+    Hashing, compressing and writing a page happen on a thread of their own
+    while the next page renders (hashlib, zlib and file writes let go of the
+    GIL on large buffers), in the order the pages come. Every file is counted
+    in ``result``; without a transaction (a dry run) files are only counted.
     """
 
     def __init__(
-        self,
-        transaction: Transaction | None,
-        result: BuildResult,
-        background: BackgroundWork,
-        *,
-        full: bool,
-        gzip: bool,
-        old_gzip: bool,
-        started: datetime.datetime,
+        self, transaction: Transaction | None, result: BuildResult, *, rewrite: bool, gzip: bool
     ) -> None:
+        self.result = result
         self._transaction = transaction
-        self._result = result
-        self._background = background
-        self._full = full
+        # Write every rendered page, also where the published files hold its bytes.
+        self._rewrite = rewrite
         self._gzip = gzip
-        # Previous gzip files can be reused only if the previous build made them.
-        self._old_gzip = old_gzip
-        self._started = started
-        # Pages whose digest comes later, to compare with their published one.
-        self._awaiting_digest: list[tuple[FileRecord, FileRecord]] = []
-        # The page whose .gz is being compressed: written when it is done.
-        self._compressing: tuple[FileRecord, str, RenderedPage, Future[list[bytes]]] | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-pages")
+        self._pending: list[Future[None]] = []
 
-    def keep_files(self, record: FileRecord) -> None:
-        """Keep the published files of ``record``'s page (and its ``.gz``, if this build has them)."""
-        self._keep(record.name)
-        if self._gzip and self._old_gzip:
-            self._keep(record.name + ".gz")
+    def keep(self, record: FileRecord, *, count: bool = True) -> FileRecord:
+        """Keep the published files of ``record``'s page; ``count``: its URLs are this build's."""
+        if count:
+            self.result.urls += record.urls
+            self.result.skipped += record.skipped
+        self._queue(self._keep_files, record.name)
+        return record
 
-    def keep_page(self, record: FileRecord) -> None:
-        """Keep a page of a section being built whose rows did not change: files and figures."""
-        self.keep_files(record)
-        self._result.urls += record.urls
-        self._result.skipped += record.skipped
-
-    def record(
+    def write(
         self,
         section: str,
         number: int,
         page: RenderedPage,
-        *,
         before: FileRecord | None,
-        fingerprint: str | None,
+        figures: PageFigures | None,
     ) -> FileRecord:
-        """The record of a rendered page, whose files are written unless ``before``'s hold its bytes."""
-        # A full build writes every page and a spliced page's bytes changed
-        # unless its digest is known: their digests are only for the
-        # manifest, and are worked out while the build goes on.
-        defer_digest = page.digest is None and (self._full or bool(page.reused))
-        digest = page.digest or ("" if defer_digest else sha256(*page.pieces))
-        same_bytes = before is not None and before.sha256 == digest
-        unchanged = same_bytes and not self._full and (self._old_gzip or not self._gzip)
-        self._finish_compressing()
-        compressed: Sequence[Piece] = []
-        compressing = not unchanged and self._gzip and page.compressed is None
-        if not unchanged and self._gzip and page.compressed is not None:
-            compressed = page.compressed
+        """The record of a rendered page, whose files are written unless ``before``'s hold its
+        bytes (its digest is filled in by ``settle()``)."""
         record = FileRecord(
             section=section,
             number=number,
-            sha256=digest,
+            sha256="",
             size=page.size,
             urls=page.url_count,
-            lastmod=self._announced_lastmod(page, before, same_bytes),
+            lastmod=announced_lastmod(page, figures),
             skipped=page.skipped,
             # A page cut short while rendering holds fewer rows than its
-            # summary counted: render it again next time.
-            fingerprint=None if page.overflowed else fingerprint,
-            layout=page_layout(page, compressed, kept=before if unchanged else None),
+            # figures counted: render it again next time.
+            fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
         )
-        if defer_digest:
-            self._background.fill_in(record, page.pieces)
-            if before is not None:
-                self._awaiting_digest.append((record, before))
-        name = page_filename(section, number)
-        if unchanged:
-            assert before is not None
-            self.keep_files(before)
-        elif compressing:
-            self._write(name, page.pieces, page.reused)
-            future = self._background.compress(page.pieces)
-            self._compressing = (record, name, page, future)
-        else:
-            self._write_page(name, page, compressed)
-        self._count(page)
+        result = self.result
+        result.urls += page.url_count
+        result.skipped += page.skipped
+        result.lastmods_dropped += page.lastmods_dropped
+        result.images_dropped += page.images_dropped
+        result.bytes += page.size
+        self._queue(self._store, record, before, page.content)
         return record
 
-    def _finish_compressing(self) -> None:
-        """Write the .gz of the page being compressed, once its bytes are there."""
-        if self._compressing is None:
-            return
-        record, name, page, future = self._compressing
-        self._compressing = None
-        compressed = future.result()
-        if record.layout is not None:
-            record.layout = dataclasses.replace(
-                record.layout, gz_sizes=[len(piece) for piece in compressed]
-            )
-        self._write_gzip(name, page, compressed)
-
     def settle(self) -> None:
-        """Every page recorded so far is written and has its digest, and its old lastmod if its
-        bytes are the old ones."""
-        self._finish_compressing()
-        self._background.wait()
-        for record, before in self._awaiting_digest:
-            if record.sha256 == before.sha256:
-                # Rewritten byte for byte (a --full build of unchanged rows):
-                # crawlers have nothing new to fetch.
-                record.lastmod = before.lastmod
-        self._awaiting_digest.clear()
+        """Every page given so far is stored, and its record has its digest."""
+        pending, self._pending = self._pending, []
+        for future in pending:
+            future.result()
 
-    def _keep(self, name: str) -> None:
-        self._result.unchanged += 1
-        if self._transaction is not None:
-            self._background.write(self._transaction.keep, name)
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def _write(self, name: str, data: Sequence[Piece], reused: dict[int, int]) -> None:
-        self._result.written.append(name)
-        self._result.bytes_written += sum(map(len, data))
-        if self._transaction is not None:
-            reuse = Reuse(name, reused) if reused else None
-            self._background.write(self._transaction.write, name, data, reuse)
+    def _queue(self, work: Callable[..., None], *args: Any) -> None:
+        self._pending.append(self._pool.submit(work, *args))
+        # Past a few pages, the build waits for the disk rather than holding more pages.
+        while len(self._pending) > MAX_PENDING_PAGES or (self._pending and self._pending[0].done()):
+            self._pending.pop(0).result()  # a failed write fails the build now
 
-    def _write_page(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
-        self._write(name, page.pieces, page.reused)
+    def _store(self, record: FileRecord, before: FileRecord | None, content: bytes) -> None:
+        record.sha256 = sha256(content)
+        if not self._rewrite and before is not None and before.sha256 == record.sha256:
+            self._keep_files(record.name)
+            return
+        self._write(record.name, content)
         if self._gzip:
-            self._write_gzip(name, page, compressed)
+            self._write(record.name + ".gz", gzip_file(content))
 
-    def _write_gzip(self, name: str, page: RenderedPage, compressed: Sequence[Piece]) -> None:
-        # gzip_member puts the gzip header before the pieces.
-        reused_gz = {index + 1: offset for index, offset in page.reused_gz.items()}
-        self._write(name + ".gz", gzip_member(page.pieces, compressed), reused_gz)
+    def _keep_files(self, name: str) -> None:
+        names = [name, name + ".gz"] if self._gzip else [name]
+        self.result.unchanged += len(names)
+        if self._transaction is not None:
+            for kept in names:
+                self._transaction.keep(kept)
 
-    def _count(self, page: RenderedPage) -> None:
-        self._result.urls += page.url_count
-        self._result.skipped += page.skipped
-        self._result.lastmods_dropped += page.lastmods_dropped
-        self._result.images_dropped += page.images_dropped
-        self._result.bytes += page.size
-
-    def _announced_lastmod(
-        self, page: RenderedPage, before: FileRecord | None, same_bytes: bool
-    ) -> str | None:
-        if before is not None and same_bytes:
-            return before.lastmod
-        if not page.every_entry_dated:
-            # The newest of some entries would not move when the others change
-            # (as the live index and views, and contrib, announce none then).
-            return None
-        previous = None if before is None else before.lastmod_value()
-        return changed_lastmod(page.lastmod, before is not None, previous, self._started)
-
-
-def changed_lastmod(
-    newest: datetime.datetime | None,
-    published: bool,
-    previous: datetime.datetime | None,
-    started: datetime.datetime,
-) -> str:
-    """The Last-Modified of a file whose bytes changed: later than any announced for its old bytes.
-
-    ``newest`` is its newest entry's lastmod; ``published``: a file of its
-    name was published before, announced with ``previous``. When the bytes
-    changed but no row says so (a deletion, a row dated before the newest,
-    an edited location) or the old file announced none, the build's own
-    time; a second after ``previous`` at least, since that time is whole
-    seconds and a build may follow another within one.
-    """
-    if newest is not None and (not published or (previous is not None and newest > previous)):
-        return newest.isoformat()
-    if previous is None:
-        return started.isoformat()
-    return max(started, previous + datetime.timedelta(seconds=1)).isoformat()
-
-
-def page_layout(
-    page: RenderedPage, compressed: Sequence[Piece], *, kept: FileRecord | None
-) -> PageLayout | None:
-    """The pieces of the page's files; ``kept``: the record whose files are kept instead."""
-    layout = PageLayout(
-        segment_entries=SEGMENT_ENTRIES,
-        # The rows just read, even for kept bytes: the same bytes may come
-        # from other rows (keys) than last time.
-        cuts=[str(key) for key in page.segment_cuts],
-        skips=list(page.segment_skips),
-        sizes=[len(piece) for piece in page.pieces],
-        gz_sizes=[len(piece) for piece in compressed],
-    )
-    if kept is None:
-        return layout
-    # A kept .gz is the old file: only the old layout knows its pieces.
-    if kept.layout is None or kept.layout.sizes != layout.sizes:
-        return None
-    return dataclasses.replace(layout, gz_sizes=kept.layout.gz_sizes)
+    def _write(self, name: str, data: bytes) -> None:
+        self.result.written.append(name)
+        self.result.bytes_written += len(data)
+        if self._transaction is not None:
+            self._transaction.write(name, data)

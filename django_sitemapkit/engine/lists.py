@@ -25,7 +25,8 @@ from django_sitemapkit.engine.entries import (
     new_writer,
 )
 from django_sitemapkit.engine.internals import CHUNK_SIZE
-from django_sitemapkit.engine.pages import PageNotFound, PageSummary
+from django_sitemapkit.engine.keyranges import PageFigures
+from django_sitemapkit.engine.pages import PageNotFound
 from django_sitemapkit.engine.rows import rows_per_page
 from django_sitemapkit.engine.siteitems import narrowed
 from django_sitemapkit.engine.skiplog import new_page
@@ -45,28 +46,30 @@ def listed_items(sitemap: Sitemap) -> Sequence[Any] | QuerySet[Any]:
     return narrowed(sitemap, sitemap.items())
 
 
-def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
+def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
     """Every non-empty page of the list section, with its item count and newest lastmod."""
     items = listed_items(sitemap)
+    tz = context.tz
     if not isinstance(items, QuerySet):
         cuts = list_cuts(sitemap, context, items)
         return [
-            PageSummary(number, cut.end - cut.start, cut.newest, undated=cut.undated)
+            PageFigures.of(number, cut.end - cut.start, cut.newest, tz, undated=cut.undated)
             for number, cut in enumerate(cuts, start=1)
         ]
     queryset = ordered(items)
     per_page = rows_per_page(sitemap)
     count = queryset.count()
-    numbers = range(1, -(-count // per_page) + 1)
-    lastmods = _slice_lastmods(sitemap, queryset, per_page, len(numbers), context)
+    pages = -(-count // per_page)
+    lastmods = _slice_lastmods(sitemap, queryset, per_page, pages, context)
     return [
-        PageSummary(
+        PageFigures.of(
             number,
             min(per_page, count - (number - 1) * per_page),
-            lastmods[number - 1][0],
-            undated=lastmods[number - 1][1],
+            newest,
+            tz,
+            undated=undated,
         )
-        for number in numbers
+        for number, (newest, undated) in enumerate(lastmods, start=1)
     ]
 
 

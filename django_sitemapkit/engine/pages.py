@@ -20,27 +20,22 @@ are never merged: that would change a page that no edit touched.
 
 Cuts are recorded where the process making them can write, and made the same
 way in memory where it cannot (pagetable.py). No query uses OFFSET: a page is
-an index range scan, and the index's per-page lastmod comes from one scan of
-per-range aggregates (pagefigures.py, rangestats.py), which also gives an
-incremental build each segment's figures (how splicing.py finds edits).
+an index range scan, and the index's figures of every page come from one scan
+of per-range aggregates (keyranges.py).
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import models
 from django.db.models import Q, QuerySet
 
-from django_sitemapkit.engine.pagefigures import Figures, Known, PageFigures
+from django_sitemapkit.engine.keyranges import PageFigures, RangeAggregator, RangeStats
 from django_sitemapkit.engine.pagetable import FIRST_PAGE, Page, Recording, page_table
-from django_sitemapkit.engine.rangestats import RangeStats
-
-# Which of a section's recorded pages to scan, by number.
-Choice = Callable[[Sequence[Page]], Collection[int]]
 
 
 class PageNotFound(LookupError):
@@ -50,21 +45,6 @@ class PageNotFound(LookupError):
         super().__init__(number)
         # Rows the page holds whose every URL was skipped.
         self.skipped = skipped
-
-
-@dataclass(frozen=True)
-class PageSummary:
-    """What the index needs of one page."""
-
-    number: int
-    count: int
-    lastmod: datetime.datetime | datetime.date | None
-    # The count and newest lastmod of each of the page's segments, when
-    # summaries() was asked for them (see there).
-    segments: tuple[RangeStats, ...] | None = None
-    # A row of the page has no lastmod: the index announces none for it (the
-    # newest of the others would not move when that row changes).
-    undated: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,54 +127,32 @@ class KeysetPages:
 
     def pages(self) -> list[Page]:
         """The section's pages in number order, those past ``limit`` rows cut."""
-        return self._settle({}, parallel=False, choose=None, known=None)[0]
+        return self._settle()[0]
 
     # -- the index -----------------------------------------------------------
 
-    def summaries(
-        self,
-        segment_cuts: Mapping[int, Sequence[str]] | None = None,
-        *,
-        parallel: bool = False,
-        choose: Choice | None = None,
-        known: Known | None = None,
-    ) -> list[PageSummary]:
-        """Every non-empty page with its row count and newest lastmod.
+    def figures(self, tz: datetime.tzinfo) -> list[PageFigures]:
+        """The figures of every non-empty page, in one scan (see PageFigures).
 
         Cuts pages that grew past ``limit`` first, so the result never names
-        a page that would have to be cut short. ``segment_cuts`` (an
-        incremental build's record of where each page's segments end, by page
-        number) asks for the same figures per segment, in the same scan, for
-        every page whose cuts still lie within its range. ``parallel`` lets a
-        second connection scan half of the section meanwhile (builds and the
-        index; see RangeAggregator). ``choose`` limits the scan to the pages it picks
-        (and those cut from them), empty ones included; ``known``, to the
-        segments it names of the pages whose segments it knows (see
-        PageFigures.of).
+        a page that would have to be cut short.
         """
-        cuts = segment_cuts or {}
-        pages, figures, changed = self._settle(cuts, parallel, choose, known)
-        if changed:
-            figures.update(self._aggregate(changed, cuts, parallel))
+        pages, stats = self._settle()
         return [
-            PageSummary(
-                number=page.number,
-                count=figures[page.number][0].count,
-                lastmod=figures[page.number][0].lastmod,
-                segments=figures[page.number][1],
+            PageFigures.of(
+                page.number,
+                stats[page.number].count,
+                stats[page.number].newest,
+                tz,
+                key_range=(page.start_key, page.end_key),
+                undated=stats[page.number].undated,
             )
             for page in pages
-            if page.number in figures and (choose is not None or figures[page.number][0].count > 0)
+            if stats[page.number].count
         ]
 
-    def _settle(
-        self,
-        segment_cuts: Mapping[int, Sequence[str]],
-        parallel: bool,
-        choose: Choice | None,
-        known: Known | None,
-    ) -> tuple[list[Page], Figures, list[Page]]:
-        """The pages, overfull ones cut; the figures of the pages as read; the pages cut.
+    def _settle(self) -> tuple[list[Page], dict[int, RangeStats]]:
+        """The pages, overfull ones cut, and their figures.
 
         Cuts are recorded where the connection can write, and kept in memory
         all the same (a replica may lag). Cuts another process recorded since
@@ -204,42 +162,30 @@ class KeysetPages:
         for _attempt in range(3):
             recorded = table.pages(self.section)
             pages = recorded or [FIRST_PAGE]
-            picked = None if choose is None else choose(pages)
-            chosen = [page for page in pages if picked is None or page.number in picked]
-            figures = self._aggregate(chosen, segment_cuts, parallel, known)
-            overfull = [page for page in chosen if figures[page.number][0].count > self.limit]
+            stats = self._aggregate(pages)
+            overfull = [page for page in pages if stats[page.number].count > self.limit]
             if not overfull:
-                return pages, figures, []
+                return pages, stats
             cut = self._cut(pages, overfull)
             table = page_table(write=True)
             if table.record(self.section, recorded, cut) is not Recording.CONFLICT:
                 break
         unchanged = set(pages)
-        return cut, figures, [page for page in cut if page not in unchanged]
+        stats.update(self._aggregate([page for page in cut if page not in unchanged]))
+        return cut, stats
 
-    def _aggregate(
-        self,
-        pages: Sequence[Page],
-        segment_cuts: Mapping[int, Sequence[str]],
-        parallel: bool = False,
-        known: Known | None = None,
-    ) -> Figures:
-        """Row count and newest lastmod of each page, and of its segments where asked
-        (see PageFigures.of)."""
-        figures = PageFigures(self.queryset, self.lastmod_field, self._key, parallel=parallel)
-        return figures.of(pages, segment_cuts, known)
+    def _aggregate(self, pages: Sequence[Page]) -> dict[int, RangeStats]:
+        """Row count and newest lastmod of each page, by number, in one scan."""
+        nullable = self.lastmod_field is not None and self._lastmod_nullable()
+        aggregator = RangeAggregator(self.queryset, self.lastmod_field, nullable=nullable)
+        ranges = [(page.start_key, page.end_key) for page in pages]
+        return {
+            page.number: stats for page, stats in zip(pages, aggregator.stats(ranges), strict=True)
+        }
 
-    def pages_with_null(self, field: str, numbers: Collection[int]) -> set[int]:
-        """Which of pages ``numbers`` hold a row whose ``field`` is NULL, in one scan."""
-        null = Q(**{f"{field}__isnull": True})
-        recorded = page_table().pages(self.section) or [FIRST_PAGE]
-        pages = [page for page in recorded if page.number in numbers]
-        figures = PageFigures(self.queryset.filter(null), None, self._key, parallel=False)
-        found = {number for number, (stats, _) in figures.of(pages, {}).items() if stats.count}
-        # Pages cut in memory only (where the page table is not written): one query each.
-        unrecorded = set(numbers) - {page.number for page in pages}
-        found.update(n for n in unrecorded if self.page_queryset(n).filter(null).exists())
-        return found
+    def _lastmod_nullable(self) -> bool:
+        assert self.lastmod_field is not None
+        return bool(self.queryset.model._meta.get_field(self.lastmod_field).null)
 
     # -- splitting -----------------------------------------------------------
 

@@ -8,10 +8,11 @@ written by the build are the same bytes.
 from __future__ import annotations
 
 import datetime
+import gzip
 import hashlib
 import logging
 import posixpath
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
@@ -24,11 +25,10 @@ from django_sitemapkit.engine.emptysite import empty_site_pieces
 from django_sitemapkit.engine.entries import RenderContext
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.sections import index_summaries
+from django_sitemapkit.engine.sections import page_figures
 from django_sitemapkit.engine.sections import render_page as render_section_page
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
-from django_sitemapkit.protocol.deflate import Piece, gzip_pieces
 from django_sitemapkit.protocol.locations import LocationBuilder
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
@@ -105,26 +105,15 @@ class RenderedFile:
 
     def gzipped(self) -> RenderedFile:
         """The same file as raw gzip, byte for byte what a build writes."""
-        data = gzip_pieces(split_pieces(self.content, self.piece_sizes))
-        return RenderedFile(data, self.last_modified, self.url_count, self.skipped)
+        return RenderedFile(
+            gzip_file(self.content), self.last_modified, self.url_count, self.skipped
+        )
 
 
-def split_pieces(content: Piece, sizes: Sequence[int]) -> list[Piece]:
-    """``content`` cut back into pieces of ``sizes`` (one piece when none are given).
-
-    The pieces are views into ``content``, not copies: a spliced page's old
-    file is several megabytes, of which a build copies only the bytes it changes.
-    """
-    if not sizes:
-        return [content]
-    view = memoryview(content)
-    pieces: list[Piece] = []
-    offset = 0
-    for size in sizes:
-        pieces.append(view[offset : offset + size])
-        offset += size
-    assert offset == len(content), "piece sizes do not add up to the file"
-    return pieces
+def gzip_file(content: bytes) -> bytes:
+    """The ``.gz`` of a file: one gzip member without a timestamp, so that its bytes depend on
+    nothing but ``content`` (level 6: zlib's default, the usual balance for files fetched often)."""
+    return gzip.compress(content, compresslevel=6, mtime=0)
 
 
 def site_time_zone() -> datetime.tzinfo:
@@ -272,9 +261,8 @@ def index_entries(*, base_url: str, sitemaps: Sections) -> Iterator[IndexEntry]:
     a row has none, as contrib's index)."""
     context = make_context(base_url, sitemaps.name)
     for sitemap in sitemaps:
-        for summary in index_summaries(sitemap, context):
-            lastmod = None if summary.undated else summary.lastmod
-            yield IndexEntry(sitemap.name, summary.number, lastmod)
+        for figures in page_figures(sitemap, context):
+            yield IndexEntry(sitemap.name, figures.number, figures.newest)
 
 
 def render_index(*, base_url: str, sitemaps: Sections) -> RenderedFile:

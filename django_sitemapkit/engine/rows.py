@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import operator
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -25,13 +25,13 @@ from django.db.models.functions import Cast
 
 from django_sitemapkit.engine.extensions import image_column, max_entries, news_window
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
-from django_sitemapkit.engine.pages import KeysetPages, KeySpan, PageSummary
+from django_sitemapkit.engine.keyranges import key_field
+from django_sitemapkit.engine.pages import KeysetPages, KeySpan
 from django_sitemapkit.engine.pagetable import Page
-from django_sitemapkit.engine.rangestats import key_field
 from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.engine.siteitems import narrowed, page_table_name
 from django_sitemapkit.engine.skiplog import new_page
-from django_sitemapkit.protocol.w3c import Lastmod, later
+from django_sitemapkit.protocol.w3c import Lastmod
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 # Backends whose text form of a datetime column is ISO 8601 that
@@ -238,42 +238,3 @@ def raw_lastmod_converter(
         return value  # type: ignore[no-any-return]
 
     return convert_date
-
-
-def dated_by_lastmod(
-    sitemap: ModelSitemap, summaries: list[PageSummary], tz: datetime.tzinfo
-) -> list[PageSummary]:
-    """``summaries`` dated as their renders date them where the class gives lastmod itself.
-
-    The newest ``lastmod()`` of each page's rows, read page by page: a
-    ``lastmod_field`` dates a page in SQL, a method only by asking each row.
-    """
-    lastmod = instance_lastmod(sitemap)
-    dated = []
-    for summary in summaries:
-        newest: Lastmod | None = None
-        undated = False
-        for _key, obj in page_items(sitemap, summary.number):
-            try:
-                value = lastmod(obj)
-                newest = later(newest, value, tz)
-            except Exception:  # rendering the page logs what is wrong with it
-                undated = True
-                continue
-            undated = undated or value is None
-        dated.append(replace(summary, lastmod=newest, undated=undated))
-    return dated
-
-
-def with_undated_marked(sitemap: ModelSitemap, summaries: list[PageSummary]) -> list[PageSummary]:
-    """``summaries`` with each page holding a row whose lastmod field is NULL marked undated.
-
-    One more scan, and only where the field can be NULL: the index needs it,
-    the figures of a build (its fingerprints) do not.
-    """
-    field = sitemap.get_lastmod_field()
-    if field is None or not field.null or sitemap.defines_lastmod() or not summaries:
-        return summaries
-    numbers = [summary.number for summary in summaries]
-    undated = keyset_pages(sitemap).pages_with_null(field.name, numbers)
-    return [replace(summary, undated=summary.number in undated) for summary in summaries]

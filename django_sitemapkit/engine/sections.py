@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django_sitemapkit.compat import ContribUrlsSection
@@ -27,10 +27,10 @@ from django_sitemapkit.engine.entries import (
 )
 from django_sitemapkit.engine.fastloop import FastLoop
 from django_sitemapkit.engine.internals import CHUNK_SIZE
-from django_sitemapkit.engine.pages import KeySpan, PageNotFound, PageSummary
+from django_sitemapkit.engine.keyranges import PageFigures
+from django_sitemapkit.engine.pages import KeySpan, PageNotFound
 from django_sitemapkit.engine.pagetable import Page
 from django_sitemapkit.engine.skiplog import new_page
-from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit.protocol.writer import UrlsetWriter
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
@@ -42,7 +42,7 @@ logger = logging.getLogger("django_sitemapkit")
 class RenderedPage:
     # The file in its writer's pieces (head, segments, tail): a build hashes,
     # compresses and writes them without ever holding a joined copy.
-    pieces: Sequence[Piece]
+    pieces: Sequence[bytes]
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
@@ -55,15 +55,6 @@ class RenderedPage:
     # skipped within each segment (see writer.py).
     segment_cuts: list[Any] = field(default_factory=list)
     segment_skips: list[int] = field(default_factory=list)
-    # Each piece's compressed bytes when already known (a spliced page), and
-    # which pieces are byte ranges of the page's published files: piece index
-    # -> offset in the .xml, compressed piece index -> offset in the .xml.gz.
-    compressed: Sequence[Piece] | None = None
-    reused: dict[int, int] = field(default_factory=dict)
-    reused_gz: dict[int, int] = field(default_factory=dict)
-    # The sha256 of the content when already known: a spliced page whose
-    # re-rendered segments came out as they were is its old file.
-    digest: str | None = None
     # Entries listed without their lastmod, which could not be written.
     lastmods_dropped: int = 0
     # Images left out: past Google's 1,000 per URL, or not URLs.
@@ -90,7 +81,7 @@ class RenderedPage:
 
 
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
-    """Whether a page whose row count and newest lastmod did not change is unchanged.
+    """Whether a page whose figures did not change is unchanged.
 
     True for model sections with a lastmod field (an edit saved through the
     ORM moves updated_at); lists are cheap to render and have no such guarantee.
@@ -98,60 +89,70 @@ def fingerprints_reliable(sitemap: Sitemap) -> bool:
     return isinstance(sitemap, ModelSitemap) and sitemap.get_lastmod_field() is not None
 
 
-def page_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
-    """Every non-empty page of ``sitemap``, with its row count and newest lastmod.
+def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
+    """Every page of ``sitemap`` that lists a URL, with its figures, in number order.
 
-    The scan may take a second connection for half of the pages (see
-    RangeAggregator): the index of a large section, served live, is read by
-    two cores, as a build's scan is.
+    The one source of a page's index ``<lastmod>``, for the live index and
+    builds alike (see PageFigures). A model section with a lastmod field is
+    counted and dated in SQL, in one scan, without an instance per row: a row
+    a render would skip for a bad value dates its page all the same. Each page
+    counted so is probed for its first entry (``lists_an_entry``), so the index
+    never names a page whose every item is skipped (it would answer 404).
     """
     if isinstance(sitemap, ModelSitemap):
-        summaries = rows.keyset_pages(sitemap).summaries(parallel=True)
+        figures = rows.keyset_pages(sitemap).figures(context.tz)
         if sitemap.defines_lastmod():
-            return rows.dated_by_lastmod(sitemap, summaries, context.tz)
-        return summaries
+            figures = _dated_by_method(sitemap, figures, context.tz)
+        listing = pages_listing(sitemap, context, [f.number for f in figures])
+        return [f for f in figures if f.number in listing]
     if isinstance(sitemap, ContribUrlsSection):
-        return rendered_summaries(sitemap, context)
-    return lists.page_summaries(sitemap, context)
+        return _rendered_figures(sitemap, context)
+    figures = lists.page_figures(sitemap, context)
+    pages = {f.number: lists.queryset_page(sitemap, f.number) for f in figures}
+    if not figures or None in pages.values():
+        return figures  # a list's pages are cut by rendering each entry: each lists one
+    return [f for f in figures if lists_an_entry(sitemap, context, _chunks(pages[f.number]))]
 
 
-def rendered_summaries(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageSummary]:
+def _dated_by_method(
+    sitemap: ModelSitemap, figures: list[PageFigures], tz: datetime.tzinfo
+) -> list[PageFigures]:
+    """``figures`` dated by the class's own ``lastmod()``, asked of each row of each page.
+
+    The fingerprints stay the SQL figures' (of the lastmod field, where there is one).
+    """
+    lastmod = rows.instance_lastmod(sitemap)
+    dated = []
+    for page in figures:
+        newest: Lastmod | None = None
+        undated = False
+        for _key, obj in rows.page_items(sitemap, page.number):
+            try:
+                value = lastmod(obj)
+                newest = later(newest, value, tz)
+            except Exception:  # rendering the page logs what is wrong with it
+                value = None
+            undated = undated or value is None
+        dated.append(replace(page, newest=None if undated else newest))
+    return dated
+
+
+def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageFigures]:
     """Each page of contrib's paginator that lists a URL: what its file holds, rendered.
 
-    Only rendering a page tells what ``get_urls()`` makes of its items; the
-    newest lastmod of its entries dates it in the index, as a list's is.
+    Only rendering a page tells what ``get_urls()`` makes of its items.
     """
-    summaries = []
+    figures = []
     for number in sitemap.page_numbers():
         try:
             page = render_page(sitemap, number, context)
         except PageNotFound:
             continue
-        summaries.append(
-            PageSummary(number, page.url_count, page.lastmod, undated=not page.every_entry_dated)
+        undated = not page.every_entry_dated
+        figures.append(
+            PageFigures.of(number, page.url_count, page.lastmod, context.tz, undated=undated)
         )
-    return summaries
-
-
-def index_summaries(sitemap: Sitemap, context: RenderContext) -> list[PageSummary]:
-    """``page_summaries()`` of the pages that list a URL, each page holding an entry without
-    lastmod marked ``undated``.
-
-    A model or QuerySet section counts its rows without rendering them: each
-    page it counts is probed for its first entry (``lists_an_entry``), so the
-    index never names a page whose every item is skipped (it would answer 404).
-    """
-    summaries = page_summaries(sitemap, context)
-    if isinstance(sitemap, ModelSitemap):
-        listing = pages_listing(sitemap, context, [s.number for s in summaries])
-        summaries = [summary for summary in summaries if summary.number in listing]
-        return rows.with_undated_marked(sitemap, summaries)
-    if not summaries or isinstance(sitemap, ContribUrlsSection):
-        return summaries  # contrib's get_urls() pages are rendered: each lists an entry
-    pages = {s.number: lists.queryset_page(sitemap, s.number) for s in summaries}
-    if None in pages.values():
-        return summaries  # a list's pages are cut by rendering each entry: each lists one
-    return [s for s in summaries if lists_an_entry(sitemap, context, _chunks(pages[s.number]))]
+    return figures
 
 
 # The rows a probe reads first: a page whose first rows hold an entry (nearly

@@ -1,4 +1,13 @@
-"""IndexNow: telling search engines which URLs changed, in POSTs of at most 10,000 URLs.
+"""IndexNow: telling search engines which URLs a build changed, in POSTs of at most 10,000 URLs.
+
+``watch()`` wraps the build's transaction when IndexNow is on: each page file
+it writes (``sitemap-*.xml``; not the ``.gz``, not the index) has its old bytes
+read through the publisher *before* the write, since a flat storage
+overwrites in place; the pages a build removes are read before its commit. A
+URL changed when it is new, gone, or its ``<url>`` entry differs, over every
+page the build wrote (a URL moved to another page with the same entry did not
+change). ``announce()`` submits them after ``publish()`` returned, never
+before and never for a build that failed or changed nothing.
 
 The protocol (https://www.indexnow.org/documentation): a JSON body
 ``{"host", "key", "keyLocation", "urlList"}`` POSTed to an endpoint, the key
@@ -11,22 +20,26 @@ the build that asked.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
 import logging
 import math
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+from xml.sax.saxutils import unescape
 
 from django.urls import NoReverseMatch, get_script_prefix, reverse
 
 from django_sitemapkit.boundedhttp import Deadline, exchange
 from django_sitemapkit.conf import SETTINGS_NAME, get_settings
 from django_sitemapkit.engine.rendering import URL_NAMESPACE, views_routed
+from django_sitemapkit.publishing.base import Publisher, Transaction
+from django_sitemapkit.publishing.manifest import Manifest
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -44,6 +57,10 @@ USER_AGENT = "django-sitemapkit"
 KEY_ROUTE = "indexnow-key"
 _SETTING = f"{SETTINGS_NAME}['INDEXNOW']"
 _KNOWN = {"KEY", "ENDPOINT", "BATCH_SIZE", "DEADLINE"}
+# Entries as the writer makes them; text is escaped, so no "<" but a tag's.
+_ENTRY = re.compile(rb"<url>(.*?)</url>", re.DOTALL)
+_LOC = re.compile(rb"<loc>([^<]*)</loc>")
+_ENTITIES = {"&quot;": '"', "&apos;": "'"}
 
 
 @dataclass(frozen=True)
@@ -178,3 +195,135 @@ def _post(
         logger.info("IndexNow: try %d to %s failed (%s).", attempt + 1, endpoint, problem)
     logger.warning("IndexNow: %s failed %d times; giving up.", endpoint, len(DELAYS) + 1)
     return False
+
+
+def entries(xml: bytes | None) -> Iterator[tuple[str, bytes]]:
+    """Each ``<url>`` of a ``<urlset>`` file: its location and a digest of the whole entry."""
+    if not xml:
+        return
+    for match in _ENTRY.finditer(xml):
+        loc = _LOC.search(match.group(1))
+        if loc is not None:
+            url = unescape(loc.group(1).decode("utf-8").strip(), _ENTITIES)
+            yield url, hashlib.blake2b(match.group(1), digest_size=16).digest()
+
+
+class UrlDiff:
+    """The URLs whose entries differ between the old and new bytes of the pages given.
+
+    Entries equal on the same page cancel at once, so what is held is only
+    the URLs that changed or moved: a build's diff costs memory in
+    proportion to its changes, not to the pages it rewrote.
+    """
+
+    def __init__(self) -> None:
+        self._edited: set[str] = set()
+        # URLs only in an old page, or only in a new one, with their entry's digest.
+        self._gone: dict[str, bytes] = {}
+        self._came: dict[str, bytes] = {}
+
+    def page(self, old: bytes | None, new: bytes | None) -> None:
+        """Compare a page's old bytes (None: it is new) with its new ones (None: removed)."""
+        before = dict(entries(old))
+        for url, digest in entries(new):
+            was = before.pop(url, None)
+            if was is None:
+                self._came[url] = digest
+            elif was != digest:
+                self._edited.add(url)
+        self._gone.update(before)
+
+    def changed(self) -> list[str]:
+        """Every URL added, edited or removed, sorted."""
+        urls = set(self._edited)
+        for url in self._gone.keys() | self._came.keys():
+            digest = self._gone.get(url)
+            if digest is None or digest != self._came.get(url):
+                urls.add(url)
+        return sorted(urls)
+
+
+def is_page(name: str) -> bool:
+    return name.startswith("sitemap-") and name.endswith(".xml")
+
+
+class WatchingTransaction:
+    """A transaction that passes everything on and notes which URLs its pages change."""
+
+    def __init__(self, inner: Transaction, publisher: Publisher, previous: Manifest) -> None:
+        self._inner = inner
+        self._publisher = publisher
+        self._previous = previous
+        # None once noting failed: nothing is announced rather than a part.
+        self.diff: UrlDiff | None = UrlDiff()
+        self.published = False
+
+    def write(self, name: str, data: bytes) -> None:
+        if is_page(name):
+            self._note(name, data)
+        self._inner.write(name, data)
+
+    def keep(self, name: str) -> None:
+        self._inner.keep(name)
+
+    def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
+        current = set(manifest.files())
+        for name in self._previous.files():
+            if is_page(name) and name not in current:
+                self._note(name, None)
+        self._inner.publish(index, manifest)
+        self.published = True
+
+    def abort(self) -> None:
+        self._inner.abort()
+
+    def _note(self, name: str, new: bytes | None) -> None:
+        if self.diff is None:
+            return
+        try:
+            self.diff.page(self._publisher.read(self._previous, name), new)
+        except Exception:
+            logger.warning("IndexNow: could not compare %s; nothing will be submitted.", name)
+            self.diff = None
+
+
+def watch(
+    transaction: Transaction | None,
+    publisher: Publisher,
+    previous: Manifest | None,
+    base_url: str,
+) -> Transaction | None:
+    """``transaction``, noting changed URLs if IndexNow is on and a set was published before.
+
+    A first build changes nothing a search engine knew of from this site's
+    sitemaps: it submits nothing, rather than every URL of the site. Nor does
+    the first build for another base URL (a move to another host or scheme),
+    whose every URL is new while none of its pages changed.
+    """
+    if transaction is None or previous is None or indexnow_config() is None:
+        return transaction
+    if previous.base_url != base_url:
+        logger.warning(
+            "IndexNow: the base URL is %s, the last build's was %s: every URL moved, "
+            "so this build submits none.",
+            base_url,
+            previous.base_url,
+        )
+        return transaction
+    return WatchingTransaction(transaction, publisher, previous)
+
+
+def announce(transaction: Transaction | None, base_url: str, namespace: str) -> None:
+    """Submit the URLs a published build changed; failures are logged, never raised."""
+    config = indexnow_config()
+    if not isinstance(transaction, WatchingTransaction) or config is None:
+        return
+    if not transaction.published or transaction.diff is None:
+        return
+    try:
+        urls = transaction.diff.changed()
+        if urls:
+            key_url = key_location(base_url, config.key, namespace)
+            submit(urls, base_url=base_url, config=config, key_url=key_url)
+    except Exception:
+        logger.exception("IndexNow: submitting the changed URLs failed.")

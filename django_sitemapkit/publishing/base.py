@@ -16,11 +16,9 @@ import contextlib
 import datetime
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.publishing.manifest import MANIFEST_NAME, Manifest
 
 
@@ -32,29 +30,13 @@ class PublishError(Exception):
     """The storage cannot publish a set safely."""
 
 
-@dataclass(frozen=True)
-class Reuse:
-    """Which pieces of a file being written are byte ranges of a published file.
-
-    A storage that can copy within itself (a local folder: copy_file_range)
-    copies those ranges instead of writing the pieces' bytes; others write the
-    pieces as given, which hold the same bytes.
-    """
-
-    source: str
-    # Piece index -> offset of that piece's bytes in ``source``.
-    offsets: dict[int, int]
-
-
 class Transaction(Protocol):
     """Files of one build, not visible to readers until ``publish()``."""
 
-    def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
-        """Write a file, given whole or in pieces (some maybe copied: see Reuse)."""
-        ...
+    def write(self, name: str, data: bytes) -> None: ...
 
     def keep(self, name: str) -> None:
-        """Carry ``name`` over unchanged from the published set."""
+        """Carry ``name`` over unchanged from the published set, without reading it."""
         ...
 
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
@@ -90,14 +72,6 @@ class Publisher(Protocol):
 
     def read(self, manifest: Manifest, name: str) -> bytes | None:
         """A file of the set ``manifest`` describes, or None when it has no such file."""
-        ...
-
-    def read_view(self, manifest: Manifest, name: str) -> Piece | None:
-        """``read()``, without copying the file where the storage allows.
-
-        A splicing build reads a page's old file only to hash it and to copy
-        most of it to the new file.
-        """
         ...
 
     def begin(self, manifest: Manifest, previous: Manifest | None) -> Transaction:

@@ -23,7 +23,7 @@ import copy
 import datetime
 import re
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from django.core.cache import caches
@@ -32,11 +32,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
-from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.protocol.mediatypes import content_type
 from django_sitemapkit.publishing.base import (
     PublishError,
-    Reuse,
     lock_holder_label,
     wait_for_lock,
     write_index_and_manifest,
@@ -132,10 +130,6 @@ class FlatPublisher:
     def read(self, manifest: Manifest, name: str) -> bytes | None:
         return self._read(name)
 
-    def read_view(self, manifest: Manifest, name: str) -> Piece | None:
-        """``read()``: a remote object cannot be viewed without copying it."""
-        return self.read(manifest, name)
-
     def begin(self, manifest: Manifest, previous: Manifest | None) -> FlatTransaction:
         return FlatTransaction(self, previous)
 
@@ -146,17 +140,16 @@ class FlatTransaction:
         self.previous = previous
         self.started = False
 
-    def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
+    def write(self, name: str, data: bytes) -> None:
         if not self.started:
             self.started = True
             self._save(UNFINISHED, lock_holder_label().encode())
         self._save(name, data)
 
-    def _save(self, name: str, data: bytes | Sequence[Piece]) -> None:
+    def _save(self, name: str, data: bytes) -> None:
         storage = self.publisher.storage
-        content = data if isinstance(data, bytes) else b"".join(data)
         # Django's file with a content_type, where storages look for one.
-        typed = SimpleUploadedFile(name, content, content_type(name))
+        typed = SimpleUploadedFile(name, data, content_type(name))
         saved = storage.save(name, typed)
         if saved != name:
             storage.delete(saved)

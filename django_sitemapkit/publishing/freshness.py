@@ -38,7 +38,7 @@ from django_sitemapkit.engine.sections import pages_listing
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.publishing.base import PublishError
-from django_sitemapkit.publishing.manifest import Manifest, page_fingerprint
+from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.publishing.selection import get_publisher
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
@@ -72,7 +72,7 @@ def section_staleness(
         return Staleness(name, False)
     published = {r.number: r.fingerprint for r in manifest.pages if r.section == name}
     tz = site_time_zone()
-    live = {s.number: page_fingerprint(s, tz) for s in rows.keyset_pages(sitemap).summaries()}
+    live = {f.number: f.fingerprint for f in rows.keyset_pages(sitemap).figures(tz)}
     by_count = sitemap.get_lastmod_field() is None
     was = sum(_count(f) for f in published.values())
     now = sum(_count(f) for f in live.values())

@@ -17,23 +17,19 @@ import contextlib
 import errno
 import fcntl
 import functools
-import mmap
 import os
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, ParamSpec, TypeVar
+from typing import IO, BinaryIO, ParamSpec, TypeVar
 
-from django_sitemapkit.protocol.deflate import Piece
 from django_sitemapkit.publishing.base import (
     PublishError,
-    Reuse,
     lock_holder_label,
     wait_for_lock,
     write_index_and_manifest,
 )
-from django_sitemapkit.publishing.diskio import copy_ranges, fsync_directory, sync_and_close
 from django_sitemapkit.publishing.manifest import MANIFEST_NAME, Manifest
 
 CURRENT_LINK = "current"
@@ -153,17 +149,6 @@ class LocalPublisher:
         except FileNotFoundError:
             return None
 
-    def read_view(self, manifest: Manifest, name: str) -> Piece | None:
-        # A memory map: a published generation's files never change, and this
-        # build's lock keeps any other from pruning the generation meanwhile.
-        try:
-            with open(self.root / GENERATIONS_DIR / manifest.generation / name, "rb") as handle:
-                if os.fstat(handle.fileno()).st_size == 0:
-                    return b""  # an empty file cannot be mapped
-                return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
-        except FileNotFoundError:
-            return None
-
     def begin(self, manifest: Manifest, previous: Manifest | None) -> LocalTransaction:
         return LocalTransaction(self, manifest.generation, previous)
 
@@ -188,23 +173,15 @@ class LocalTransaction:
         self._syncs: list[Future[None]] = []
 
     @_storage_failure
-    def write(self, name: str, data: bytes | Sequence[Piece], reuse: Reuse | None = None) -> None:
-        pieces = [data] if isinstance(data, bytes) else data
-        handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by sync_and_close
+    def write(self, name: str, data: bytes) -> None:
+        handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by _sync_and_close
         try:
-            if (
-                reuse is None
-                or self.previous_dir is None
-                or not copy_ranges(self.previous_dir / reuse.source, handle, pieces, reuse.offsets)
-            ):
-                handle.seek(0)
-                handle.truncate()
-                handle.writelines(pieces)
+            handle.write(data)
             handle.flush()
         except BaseException:
             handle.close()
             raise
-        self._syncs.append(self._syncer.submit(sync_and_close, handle))
+        self._syncs.append(self._syncer.submit(_sync_and_close, handle))
 
     def _wait_for_syncs(self) -> None:
         """Every file written is on disk; raises the first fsync error."""
@@ -263,3 +240,22 @@ def _read_holder(handle: IO[str]) -> str:
     """What the build holding the lock wrote into its file."""
     handle.seek(0)
     return handle.read().strip()
+
+
+def _sync_and_close(handle: BinaryIO) -> None:
+    try:
+        os.fsync(handle.fileno())
+    finally:
+        handle.close()
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make renames inside ``directory`` durable (POSIX; elsewhere a no-op)."""
+    # Directories cannot be opened this way on Windows, where a replace is
+    # already as durable as it gets.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

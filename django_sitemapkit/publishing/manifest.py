@@ -1,8 +1,7 @@
 """The manifest: what a published set holds, so that the next build can be incremental.
 
-It names every page with its hash, size, lastmod and fingerprint, and how
-the page is cut into pieces (its layout) so that a build can splice it. It
-is the last file a build writes: a set without one is not published.
+It names every page with its hash, size, lastmod and fingerprint. It is the
+last file a build writes: a set without one is not published.
 """
 
 from __future__ import annotations
@@ -13,31 +12,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from django_sitemapkit.engine.filenames import INDEX_NAME, page_filename
-from django_sitemapkit.engine.pages import PageSummary
 from django_sitemapkit.protocol.stylesheet import STYLESHEET_NAME
-from django_sitemapkit.protocol.w3c import to_aware
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
 MANIFEST_VERSION = 1
-
-
-@dataclass
-class PageLayout:
-    """How a page file is cut into pieces, so that a build can splice it.
-
-    The pieces are the file's head, its segments of ``segment_entries``
-    entries (the last one shorter), and its tail; the .gz compresses each one
-    on its own (see writer.py and deflate.py).
-    """
-
-    segment_entries: int
-    # The key (as text) of the last row of each segment but the last.
-    cuts: list[str]
-    # Rows read but skipped within each segment's key range.
-    skips: list[int]
-    # Bytes of each piece, plain and compressed ([] when no .gz was written).
-    sizes: list[int]
-    gz_sizes: list[int]
 
 
 @dataclass
@@ -53,9 +31,8 @@ class FileRecord:
     lastmod: str | None
     skipped: int = 0
     # Row count and newest row lastmod when the page was rendered: while they
-    # stay the same, an incremental build need not render the page again.
+    # stay the same, an incremental build keeps the page as published.
     fingerprint: str | None = None
-    layout: PageLayout | None = None
 
     @property
     def name(self) -> str:
@@ -63,30 +40,6 @@ class FileRecord:
 
     def lastmod_value(self) -> datetime.datetime | None:
         return None if self.lastmod is None else datetime.datetime.fromisoformat(self.lastmod)
-
-    def segment_entries(self) -> list[int] | None:
-        """The entries each segment of the page listed (all full but the last); None where the
-        layout does not add up to the page."""
-        if self.layout is None:
-            return None
-        size, segments = self.layout.segment_entries, len(self.layout.cuts) + 1
-        entries = [size] * (segments - 1) + [self.urls - size * (segments - 1)]
-        return entries if 0 < entries[-1] <= size else None
-
-    def segment_rows(self) -> list[int] | None:
-        """The rows each segment held at the render (its entries and skips), as a scan counts
-        them; None where the record cannot tell."""
-        entries = self.segment_entries()
-        if entries is None or self.layout is None or len(self.layout.skips) != len(entries):
-            return None
-        return [
-            listed + skipped for listed, skipped in zip(entries, self.layout.skips, strict=True)
-        ]
-
-    def fingerprint_lastmod(self) -> datetime.datetime | None:
-        """The newest row lastmod the fingerprint recorded ("<count>|<ISO 8601>")."""
-        text = (self.fingerprint or "").partition("|")[2]
-        return datetime.datetime.fromisoformat(text) if text else None
 
 
 @dataclass
@@ -100,7 +53,7 @@ class Manifest:
     index_lastmod: str | None = None
     previous_generation: str | None = None
     # Per section, the fingerprint of its class, URL patterns and settings
-    # (building/configprint.py): when it changes, the section is rendered again.
+    # (building/builder.py): when it changes, the section is rendered again.
     configs: dict[str, str] = field(default_factory=dict)
     # How long the build took, in seconds.
     seconds: float | None = None
@@ -108,9 +61,6 @@ class Manifest:
     # was off), and the hash of the stylesheet written beside the index.
     stylesheet: str | None = None
     stylesheet_sha256: str = ""
-    # Whether the change log was on for this build: the next build may then
-    # trust it to name every row changed since (changelog.py).
-    change_log: bool = False
 
     def files(self) -> list[str]:
         """Every file of the set, the index included."""
@@ -129,17 +79,18 @@ class Manifest:
         return None
 
     def to_json(self) -> bytes:
-        # One line per page; a layout's lists (a number per segment) stay on
-        # that line, which keeps the file small and quick to write.
-        # Field by field, not dataclasses.asdict(): that deep-copies every
-        # list of every layout only to serialise it.
+        # One line per page keeps the file small and quick to write.
         head = json.dumps(
             {f.name: getattr(self, f.name) for f in fields(self) if f.name != "pages"},
             sort_keys=True,
             separators=(",", ":"),
         )
         lines = ",\n".join(
-            json.dumps(_record_dict(record), sort_keys=True, separators=(",", ":"))
+            json.dumps(
+                {f.name: getattr(record, f.name) for f in fields(record)},
+                sort_keys=True,
+                separators=(",", ":"),
+            )
             for record in self.pages
         )
         return f'{head[:-1]},"pages":[\n{lines}\n]}}\n'.encode()
@@ -149,23 +100,11 @@ class Manifest:
         raw = json.loads(data)
         if raw.pop("version", MANIFEST_VERSION) != MANIFEST_VERSION:
             raise ValueError("unknown manifest version")
-        pages = []
-        for page in raw.pop("pages"):
-            layout = page.pop("layout", None)
-            pages.append(
-                FileRecord(**page, layout=None if layout is None else PageLayout(**layout))
-            )
-        return cls(pages=pages, **raw)
+        # What earlier versions recorded and this one does not use is left out.
+        pages = [FileRecord(**_known(FileRecord, page)) for page in raw.pop("pages")]
+        return cls(pages=pages, **_known(cls, raw))
 
 
-def page_fingerprint(summary: PageSummary, tz: datetime.tzinfo) -> str:
-    """The page's row count and newest lastmod, as its record keeps them."""
-    lastmod = "" if summary.lastmod is None else to_aware(summary.lastmod, tz).isoformat()
-    return f"{summary.count}|{lastmod}"
-
-
-def _record_dict(record: FileRecord) -> dict[str, Any]:
-    data = {f.name: getattr(record, f.name) for f in fields(record)}
-    if record.layout is not None:
-        data["layout"] = {f.name: getattr(record.layout, f.name) for f in fields(record.layout)}
-    return data
+def _known(cls: type[Any], raw: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {key: value for key, value in raw.items() if key in names}

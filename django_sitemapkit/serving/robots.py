@@ -54,7 +54,7 @@ from django.views.decorators.http import require_safe
 
 from django_sitemapkit.conf import base_url
 from django_sitemapkit.engine.rendering import index_path
-from django_sitemapkit.publishing.diskio import fsync_directory
+from django_sitemapkit.publishing.localfolder import fsync_directory
 from django_sitemapkit.serving.headers import nosniff
 from django_sitemapkit.siteconfig import configured_sites, site_for_host
 

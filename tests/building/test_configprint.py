@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from django_sitemapkit.building.configprint import config_fingerprint
+from django_sitemapkit.building.builder import config_fingerprint
 from django_sitemapkit.sites import site as default_site
 from tests.building.builds import build
 from tests.utils import parse_urlset

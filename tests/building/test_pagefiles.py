@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import gzip
-import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from django_sitemapkit.building.pagefiles import BackgroundWork, PageFiles, page_layout, sha256
-from django_sitemapkit.building.result import BuildResult
-from django_sitemapkit.engine.sections import RenderedPage
-from django_sitemapkit.protocol.deflate import GZIP_HEADER, GZIP_TRAILER_SIZE
-from django_sitemapkit.protocol.writer import SEGMENT_ENTRIES
-from django_sitemapkit.publishing.manifest import FileRecord, PageLayout
 from django_sitemapkit.sites import site as default_site
-from tests.building.builds import EDITED, T0, build, published
+from tests.building.builds import EDITED, T0, assert_same_as_full_build, build, published
 from tests.testapp.models import Article
 from tests.utils import parse_index, path_of
 
@@ -49,7 +41,7 @@ def test_editing_one_object_rewrites_one_page_and_the_index(site: Any, build_dir
 
 @pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
 @pytest.mark.parametrize("how", ["delete", "unpublish"])
-def test_a_deletion_changes_that_pages_lastmod(
+def test_a_deletion_rewrites_its_page_dated_by_the_entries_left(
     site: Any, build_dir: Path, how: str, full: bool
 ) -> None:
     build()
@@ -65,10 +57,8 @@ def test_a_deletion_changes_that_pages_lastmod(
     pages = {path_of(loc).lstrip("/") for loc in index}
     rewritten = pages if full else {"sitemap-testapp-article-1.xml"}
     assert {name.removesuffix(".gz") for name in result.written} == rewritten | {"sitemap.xml"}
-    index2 = dict(parse_index(published(build_dir)["sitemap.xml"]))
-    page = "https://www.example.com/sitemap-testapp-article-1.xml"
-    assert index2[page] == builder.started.isoformat()
-    assert {loc for loc in index if index[loc] != index2[loc]} == {page}
+    # a3 was not page 1's newest row (a9 is): the page's lastmod stays that of its newest entry.
+    assert dict(parse_index(published(build_dir)["sitemap.xml"])) == index
 
 
 def test_full_rewrites_everything(site: Any, build_dir: Path) -> None:
@@ -88,157 +78,40 @@ def test_unchanged_files_are_hard_links(site: Any, build_dir: Path) -> None:
     assert page.stat().st_nlink == 2
 
 
-def rendered(*pieces: bytes, lastmod: datetime.datetime | None = None) -> RenderedPage:
-    return RenderedPage(list(pieces), 1, 0, lastmod, segment_skips=[0])
+def test_every_gz_is_one_gzip_member_of_its_xml(site: Any, build_dir: Path) -> None:
+    build()
+    files = published(build_dir)
+    for name, data in files.items():
+        if name.endswith(".gz"):
+            xml = files[name.removesuffix(".gz")]
+            assert gzip.decompress(data) == xml
+            assert data == gzip.compress(xml, compresslevel=6, mtime=0)
 
 
-def test_background_digests_are_filled_in_by_wait() -> None:
-    records = [FileRecord("s", number, "", 0, 0, None) for number in (1, 2)]
-    with BackgroundWork() as background:
-        background.fill_in(records[0], [b"<head>", b"one"])
-        background.fill_in(records[1], [memoryview(b"two")])
-        background.wait()
-    assert [record.sha256 for record in records] == [sha256(b"<head>one"), sha256(b"two")]
-
-
-def test_a_kept_pages_layout_has_the_old_gz_pieces() -> None:
-    page = rendered(b"<urlset>", b"<url/>", b"</urlset>")
-    old = PageLayout(SEGMENT_ENTRIES, [], [0], [8, 6, 9], [10, 3, 4])
-    layout = page_layout(page, [], kept=FileRecord("s", 1, "x", 23, 1, None, layout=old))
-    assert layout is not None
-    assert (layout.sizes, layout.gz_sizes) == ([8, 6, 9], [10, 3, 4])
-    other = dataclasses.replace(old, sizes=[8, 7, 8])
-    assert page_layout(page, [], kept=FileRecord("s", 1, "x", 23, 1, None, layout=other)) is None
-    assert page_layout(page, [b"z"], kept=None) == PageLayout(
-        SEGMENT_ENTRIES, [], [0], [8, 6, 9], [1]
+def test_incremental_builds_publish_what_a_full_build_would(
+    site: Any, build_dir: Path, settings: Any, tmp_path: Path
+) -> None:
+    build()
+    Article.objects.filter(slug="a4").update(updated_at=EDITED)
+    Article.objects.filter(slug="a21").delete()
+    Article.objects.filter(slug="a30").update(published=False, updated_at=EDITED)
+    Article.objects.bulk_create(
+        Article(slug=f"n{i}", updated_at=T0 + datetime.timedelta(days=i)) for i in range(12)
     )
+    build()
+    assert_same_as_full_build(build_dir, settings, tmp_path, "edits")
 
 
-# An entry with a lastmod: only a page whose every entry has one is dated by it.
-DATED_URL = b"<url><lastmod>1</lastmod></url>"
-
-
-def test_a_dry_run_counts_written_and_kept_files() -> None:
-    result = BuildResult(dry_run=True)
-    started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
-    with BackgroundWork() as background:
-        files = PageFiles(
-            None, result, background, full=False, gzip=True, old_gzip=True, started=started
-        )
-        page = rendered(b"<urlset>", DATED_URL, b"</urlset>", lastmod=EDITED)
-        new = files.record("s", 1, page, before=None, fingerprint="1|")
-        same = files.record(
-            "s", 2, page, before=dataclasses.replace(new, number=2), fingerprint=None
-        )
-        # Other bytes, and no row newer than before: a deletion.
-        edited = rendered(
-            b"<urlset>", b"<url><lastmod>0</lastmod></url>", b"</urlset>", lastmod=EDITED
-        )
-        deleted = files.record(
-            "s", 3, edited, before=dataclasses.replace(new, number=3), fingerprint=None
-        )
-        files.settle()
-    assert result.written == [
-        "sitemap-s-1.xml",
-        "sitemap-s-1.xml.gz",
-        "sitemap-s-3.xml",
-        "sitemap-s-3.xml.gz",
-    ]
-    assert result.unchanged == 2
-    assert (result.urls, result.bytes) == (3, 48 + 48 + 48)
-    assert new.lastmod == same.lastmod == EDITED.isoformat()
-    assert deleted.lastmod == started.isoformat()
-    assert new.sha256 == same.sha256 == sha256(b"<urlset>" + DATED_URL + b"</urlset>")
-
-
-class Recording:
-    """A transaction that keeps the bytes of every file written, in order."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-
-    def write(self, name: str, data: Any, reuse: Any = None) -> None:
-        self.files[name] = data if isinstance(data, bytes) else b"".join(map(bytes, data))
-
-    def keep(self, name: str) -> None:
-        raise AssertionError(f"{name} kept: every page here is new")
-
-
-def many_pages() -> list[RenderedPage]:
-    """Pages of several segments, one of them empty and one of non-ASCII text."""
-    head, tail = b'<?xml version="1.0"?>\n<urlset>\n', b"</urlset>\n"
-    segment = b"".join(b"<url><loc>https://x.test/%d</loc></url>\n" % n for n in range(400))
-    return [
-        rendered(head, segment, segment[::-1], tail),
-        rendered(head, tail),
-        rendered(head, "<url><loc>https://x.test/é€</loc></url>\n".encode() * 50, tail),
-        rendered(head, *[segment] * 5, tail),
-    ]
-
-
-def record_all(transaction: Recording | None) -> tuple[BuildResult, list[FileRecord]]:
-    result = BuildResult(dry_run=transaction is None)
-    started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
-    with BackgroundWork() as background:
-        files = PageFiles(
-            transaction, result, background, full=True, gzip=True, old_gzip=True, started=started
-        )
-        records = [
-            files.record("s", number, page, before=None, fingerprint=None)
-            for number, page in enumerate(many_pages(), start=1)
-        ]
-        files.settle()
-    return result, records
-
-
-def test_every_gz_is_its_pages_bytes_and_its_layout_has_the_gz_pieces() -> None:
-    transaction = Recording()
-    result, records = record_all(transaction)
-    names = [f"sitemap-s-{number}.xml" for number in range(1, 5)]
-    # In page order, each page's .gz right after it.
-    assert list(transaction.files) == result.written
-    assert result.written == [file for name in names for file in (name, name + ".gz")]
-    for name, page, record in zip(names, many_pages(), records, strict=True):
-        xml, gz = transaction.files[name], transaction.files[name + ".gz"]
-        assert xml == page.content
-        assert gzip.decompress(gz) == xml
-        assert record.layout is not None
-        assert record.layout.sizes == [len(piece) for piece in page.pieces]
-        assert len(record.layout.gz_sizes) == len(page.pieces)
-        assert len(GZIP_HEADER) + sum(record.layout.gz_sizes) + GZIP_TRAILER_SIZE == len(gz)
-        # Each compressed piece is where the layout says: it inflates on its own.
-        offset = len(GZIP_HEADER)
-        inflated = b""
-        for size in record.layout.gz_sizes:
-            inflated += zlib.decompressobj(-zlib.MAX_WBITS).decompress(gz[offset : offset + size])
-            offset += size
-        assert inflated == xml
-        assert record.sha256 == sha256(xml)
-    assert result.bytes_written == sum(map(len, transaction.files.values()))
-
-
-def test_settle_writes_the_last_pages_gz() -> None:
-    transaction = Recording()
-    result = BuildResult(dry_run=False)
-    started = datetime.datetime(2027, 1, 1, tzinfo=datetime.UTC)
-    with BackgroundWork() as background:
-        files = PageFiles(
-            transaction, result, background, full=True, gzip=True, old_gzip=True, started=started
-        )
-        files.record("s", 1, many_pages()[0], before=None, fingerprint=None)
-        files.settle()
-        assert list(transaction.files) == ["sitemap-s-1.xml", "sitemap-s-1.xml.gz"]
-        files.settle()  # nothing left to write
-    assert len(result.written) == 2
-
-
-def test_a_dry_run_counts_the_files_a_build_writes() -> None:
-    built, built_records = record_all(Recording())
-    dry, dry_records = record_all(None)
-    assert dry.written == built.written
-    assert (dry.urls, dry.bytes, dry.bytes_written) == (
-        built.urls,
-        built.bytes,
-        built.bytes_written,
+def test_a_dry_run_counts_what_a_build_writes(site: Any, build_dir: Path) -> None:
+    build()
+    Article.objects.filter(slug="a12").update(updated_at=EDITED)
+    dry = build(dry_run=True)
+    assert not dry.published
+    result = build()
+    assert (dry.written, dry.unchanged, dry.urls, dry.bytes, dry.bytes_written) == (
+        result.written,
+        result.unchanged,
+        result.urls,
+        result.bytes,
+        result.bytes_written,
     )
-    assert [r.layout for r in dry_records] == [r.layout for r in built_records]

@@ -7,8 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.building.builder import Builder
-from django_sitemapkit.building.result import BuildError, BuildResult
+from django_sitemapkit.building.builder import Builder, BuildError, BuildResult
 from django_sitemapkit.engine.indexscope import INDEX_AT_ROOT_HINT, IndexDirectory
 from django_sitemapkit.management.siteoption import add_site_option, chosen_sites
 from django_sitemapkit.protocol.writer import IndexFull
@@ -43,14 +42,6 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
-            "--scan",
-            action="store_true",
-            help=(
-                "Scan every page's rows for changes, as without CHANGE_LOG, rather than only "
-                "the pages holding the rows the change log names."
-            ),
-        )
-        parser.add_argument(
             "--dry-run",
             action="store_true",
             help="Report what would change; write nothing.",
@@ -70,7 +61,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        targets = self._sites(options["sites"])
+        # Those named by --site, else every one (one: no SITES).
+        targets = chosen_sites(options["sites"])
         failures: list[str] = []
         for target in targets:
             try:
@@ -86,10 +78,6 @@ class Command(BaseCommand):
                 f"{len(failures)} of {len(targets)} sites failed to build: {'; '.join(failures)}"
             )
 
-    def _sites(self, names: list[str] | None) -> list[SiteConfig | None]:
-        """The sites to build: those named by --site, else every one (one: no SITES)."""
-        return chosen_sites(names)
-
     def _build(self, target: SiteConfig | None, options: dict[str, Any], *, several: bool) -> None:
         verbosity: int = options["verbosity"]
         show_progress = verbosity >= 1 and not options["no_progress"] and sys.stderr.isatty()
@@ -97,7 +85,6 @@ class Command(BaseCommand):
             builder = site.builder(
                 full=options["full"],
                 rerender=options["rerender"],
-                scan=options["scan"],
                 dry_run=options["dry_run"],
                 progress=self._progress if show_progress else None,
                 site=target,
