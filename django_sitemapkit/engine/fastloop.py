@@ -82,14 +82,15 @@ class FastLoop:
         self.room = MAX_URL_LENGTH - len(base_url + "".join(parts))
         self.details = factory.changefreq_xml + factory.priority_xml
         self.row_details = row_details(factory, layout)
-        self.lastmod_text = lastmod_text(factory)
+        sitemap: Any = factory.sitemap
+        self.lastmod_text = lastmod_text(factory, db_is_utc=database_is_utc(sitemap))
         template = factory.access.url_template
         assert template is not None
         # Plain strings are written as they are (not for the int converter).
         self.text_values = all(type(c) in _IDENTITY_CONVERTERS for c in template.converters)
         # Rows whose URL's one value is a unique column cannot repeat a location:
         # locations are tracked only once a row of the general path came.
-        self.tracking = not url_values_unique(factory.sitemap)  # type: ignore[arg-type]
+        self.tracking = not url_values_unique(sitemap)
         self.read = RowsRead()
 
     @classmethod
@@ -245,10 +246,11 @@ def row_details(factory: EntryFactory, layout: RowLayout) -> RowDetails | None:
     return details
 
 
-def lastmod_text(factory: EntryFactory) -> Callable[[Any], str | None]:
-    """Format a raw database lastmod cheaply, or return None to defer to the general path."""
+def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], str | None]:
+    """Format a raw database lastmod (not None) cheaply, or return None to defer to the general
+    path."""
     tz = factory.tz
-    text_ok = database_is_utc(factory.sitemap) and tz is datetime.UTC  # type: ignore[arg-type]
+    text_ok = db_is_utc and tz is datetime.UTC
     date_only = factory.date_only
 
     def text(raw: Any) -> str | None:
