@@ -20,12 +20,11 @@ from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import QuerySet, TextField
+from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from django_sitemapkit.engine.extensions import image_column, max_entries, news_window
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
-from django_sitemapkit.engine.keyranges import key_field
 from django_sitemapkit.engine.pages import KeysetPages, KeySpan
 from django_sitemapkit.engine.pagetable import Page
 from django_sitemapkit.engine.routes import url_route
@@ -109,16 +108,11 @@ def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
     return (lambda obj: None) if field is None else operator.attrgetter(field.attname)
 
 
-def listed_queryset(sitemap: ModelSitemap) -> QuerySet[Any]:
-    """The rows ``sitemap`` lists now: its ``get_queryset()``, narrowed by the engine's rules."""
-    return news_window(sitemap, narrowed(sitemap, sitemap.get_queryset()))
-
-
 def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
     field = sitemap.get_lastmod_field()
     return KeysetPages(
         page_table_name(sitemap),
-        listed_queryset(sitemap),
+        news_window(sitemap, narrowed(sitemap, sitemap.get_queryset())),
         limit=rows_per_page(sitemap),
         lastmod_field=None if field is None else field.name,
     )
@@ -193,18 +187,6 @@ def database_is_utc(sitemap: ModelSitemap) -> bool:
     """Whether the database hands out (or stores) datetimes in UTC."""
     connection = connections[sitemap.get_queryset().db]
     return bool(settings.USE_TZ) and connection.timezone is datetime.UTC
-
-
-def keys_sort_alike(sitemap: ModelSitemap) -> bool:
-    """Whether Python orders this model's keys as every database does: integers.
-
-    Text sorts by the database's collation, and UUIDs sort differently on
-    MariaDB's uuid type.
-    """
-    assert sitemap.model is not None
-    pk = sitemap.model._meta.pk
-    assert pk is not None
-    return isinstance(key_field(pk), models.IntegerField)
 
 
 def raw_lastmod_converter(
