@@ -112,6 +112,14 @@ class _FileWriter:
         self.size = len(self.head) + len(self.root_close)
         self.count = 0
 
+    @property
+    def entries_left(self) -> int:
+        return self.max_entries - self.count
+
+    @property
+    def bytes_left(self) -> int:
+        return self.max_bytes - self.size
+
     def add_xml(self, xml: str, entries: int = 1) -> bool:
         """Append serialised entries (one, or ``entries`` of one item); False, and nothing
         written, when they do not fit."""
@@ -123,6 +131,16 @@ class _FileWriter:
         self._entries.append(xml)
         self.size += size
         self.count += entries
+        return True
+
+    def add_entries(self, xmls: list[str], size: int) -> bool:
+        """Append ``xmls``, one entry each, of ``size`` UTF-8 bytes in all; False, and nothing
+        written, when they do not all fit."""
+        if self.count + len(xmls) > self.max_entries or self.size + size > self.max_bytes:
+            return False
+        self._entries.extend(xmls)
+        self.size += size
+        self.count += len(xmls)
         return True
 
     def content(self) -> bytes:

@@ -324,3 +324,57 @@ def test_an_overflow_names_the_first_row_that_did_not_fit(
     assert len(parse_urlset(content)) == 5
     # The newest of the rows written (s2), not of s5..s8 that did not fit.
     assert newest == T0 + datetime.timedelta(days=2)
+
+
+# --------------------------------------------------------------------------- per-row columns
+
+COLUMN_VALUES = ["daily", "weekly", "Daily", " monthly", "bogus", "0.5", "1", "0.25", "2", ""]
+
+
+@pytest.mark.parametrize("attribute", ["changefreq_field", "priority_field"])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(titles=st.lists(st.sampled_from(COLUMN_VALUES), min_size=1, max_size=12))
+def test_changefreq_and_priority_columns_give_the_same_page_either_way(
+    sitemaps: Any, attribute: str, titles: list[str]
+) -> None:
+    # The general path reads the same column rows where the fast loop is not prepared.
+    register_pair(
+        Story,
+        "article-detail",
+        {"slug": "slug"},
+        lastmod_field="published_at",
+        **{attribute: "title"},
+    )
+    site._registry["fast"].max_bytes = MAX_BYTES_PER_FILE
+    Story.objects.all().delete()
+    Story.objects.bulk_create(
+        Story(slug=f"s{n}", title=title, published_at=T0) for n, title in enumerate(titles)
+    )
+    fast = written("fast", MAX_BYTES_PER_FILE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FastLoop, "prepare", classmethod(lambda cls, sitemap, factory: None))
+        general = written("fast", MAX_BYTES_PER_FILE)
+    assert fast == general
+    validate_urlset(fast[0])
+
+
+def test_valid_column_values_stay_on_the_fast_loop(
+    sitemaps: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_pair(Story, "article-detail", {"slug": "slug"}, priority_field="title")
+    Story.objects.bulk_create(
+        Story(slug=f"s{n}", title=title, published_at=T0) for n, title in enumerate(["0.5", "1"])
+    )
+    calls: list[Any] = []
+    general = EntryFactory.__call__
+    monkeypatch.setattr(
+        EntryFactory, "__call__", lambda self, row: calls.append(row) or general(self, row)
+    )
+    content = render_page("fast", 1, base_url=BASE, sitemaps=site).content
+    assert calls == []
+    assert content.count(b"<priority>0.5</priority>") == content.count(b"<priority>1.0</priority>")
+    assert b"<changefreq>weekly</changefreq><priority>0.5</priority>" in content
