@@ -97,6 +97,9 @@ def format_priority(value: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
+_ENCODE_EVERY = 1000
+
+
 class _FileWriter:
     root_open: str
     root_close: str
@@ -106,8 +109,10 @@ class _FileWriter:
         self.max_bytes = max_bytes
         # ``stylesheet``: the href of the XSL a browser shows the file with.
         self.head = XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open
-        # Entries are kept as text and encoded once, with the whole file.
+        # Entries are kept as text and encoded a thousand at a time: one call each,
+        # and never the whole file as text and as bytes at once.
         self._entries: list[str] = []
+        self._encoded: list[bytes] = []
         # Sizes are counted in UTF-8 bytes as entries arrive.
         self.size = len(self.head) + len(self.root_close)
         self.count = 0
@@ -131,6 +136,8 @@ class _FileWriter:
         self._entries.append(xml)
         self.size += size
         self.count += entries
+        if len(self._entries) >= _ENCODE_EVERY:
+            self._encode()
         return True
 
     def add_entries(self, xmls: list[str], size: int) -> bool:
@@ -141,11 +148,19 @@ class _FileWriter:
         self._entries.extend(xmls)
         self.size += size
         self.count += len(xmls)
+        if len(self._entries) >= _ENCODE_EVERY:
+            self._encode()
         return True
+
+    def _encode(self) -> None:
+        if self._entries:
+            self._encoded.append("".join(self._entries).encode())
+            self._entries.clear()
 
     def content(self) -> bytes:
         """The whole file."""
-        return "".join([self.head, *self._entries, self.root_close]).encode()
+        self._encode()
+        return b"".join([self.head.encode(), *self._encoded, self.root_close.encode()])
 
 
 class UrlsetWriter(_FileWriter):
@@ -182,7 +197,7 @@ class UrlsetWriter(_FileWriter):
         For a caller that did not keep ``locs`` while it knew its locations
         could not repeat, and now meets one that might.
         """
-        text = "".join(self._entries)
+        text = b"".join(self._encoded).decode() + "".join(self._entries)
         return {unescape(loc, _QUOTES) for loc in _LOC.findall(text)}
 
 
