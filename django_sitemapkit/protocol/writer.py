@@ -113,6 +113,7 @@ class _FileWriter:
         # and never the whole file as text and as bytes at once.
         self._entries: list[str] = []
         self._encoded: list[bytes] = []
+        self._content: bytes | None = None
         # Sizes are counted in UTF-8 bytes as entries arrive.
         self.size = len(self.head) + len(self.root_close)
         self.count = 0
@@ -158,9 +159,12 @@ class _FileWriter:
             self._entries.clear()
 
     def content(self) -> bytes:
-        """The whole file."""
-        self._encode()
-        return b"".join([self.head.encode(), *self._encoded, self.root_close.encode()])
+        """The whole file; ends the writer, which lets go of its parts then."""
+        if self._content is None:
+            self._encode()
+            parts, self._encoded = self._encoded, []
+            self._content = b"".join([self.head.encode(), *parts, self.root_close.encode()])
+        return self._content
 
 
 class UrlsetWriter(_FileWriter):
