@@ -15,7 +15,7 @@ from typing import Any
 from django.apps import AppConfig
 from django.core.checks import CheckMessage, Info
 
-from django_sitemapkit.engine.routes import route_report
+from django_sitemapkit.engine.rows import route_report
 from django_sitemapkit.registered import registered_sites
 
 

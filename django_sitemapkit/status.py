@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django_sitemapkit.engine.rendering import Sections, SiteSections
-from django_sitemapkit.engine.routes import route_report
+from django_sitemapkit.engine.rows import route_report
 from django_sitemapkit.publishing.freshness import published_manifest, section_staleness
 from django_sitemapkit.publishing.manifest import Manifest
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
@@ -25,7 +25,7 @@ class SectionStatus:
     # Why the section is stale, in a few words, or "".
     reason: str = ""
     # A model section's URLs: a URL pattern filled from columns (the fast
-    # path) or location() per row, and why (see engine/routes.py).
+    # path) or location() per row, and why (see engine/rows.py).
     fast_path: bool | None = None
     urls_from: str = ""
 

@@ -42,7 +42,7 @@ from django_sitemapkit.engine.rendering import (
     stylesheet_href,
     write_index,
 )
-from django_sitemapkit.engine.routes import url_route
+from django_sitemapkit.engine.rows import url_route
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.languages import rendering_language
 from django_sitemapkit.notifying.indexnow import announce, watch

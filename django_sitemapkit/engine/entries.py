@@ -4,7 +4,7 @@
 (``item_access()``: a model's column rows, instances, list items, or the
 dicts contrib's ``get_urls()`` returns); the EntryFactory then turns each item
 into its element, or a logged skip. An ``i18n`` section's item is listed once
-per language (LanguageEntries). Every element is written by one function,
+per language (alternates.py). Every element is written by one function,
 ``protocol.writer.url_element()``; the fast loop (fastloop.py) writes the same
 bytes for plain column rows.
 """
@@ -14,11 +14,10 @@ from __future__ import annotations
 import datetime
 import logging
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.conf import settings
 from django.db import connections
 from django.utils import translation
 
@@ -31,18 +30,18 @@ from django_sitemapkit.engine.extensions import (
     namespaces,
 )
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.routes import UrlTemplate, url_route
 from django_sitemapkit.engine.rows import (
     RowLayout,
+    UrlTemplate,
     instance_lastmod,
     lastmod_date_only,
     raw_lastmod_converter,
     row_layout,
+    url_route,
 )
 from django_sitemapkit.engine.skiplog import log_skip
-from django_sitemapkit.languages import site_languages
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
-from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime, later
+from django_sitemapkit.protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
 from django_sitemapkit.protocol.writer import (
     MAX_BYTES_PER_FILE,
     UrlsetWriter,
@@ -72,12 +71,8 @@ class RenderContext:
 
 @dataclass(frozen=True)
 class ItemAccess:
-    """How to read each part of an entry from one item, fixed for a whole file.
-
-    A value is either a constant or a callable taking the item; sitemaps
-    resolve their attribute-or-method API into this once per file instead of
-    once per row.
-    """
+    """How to read each part of an entry from one item (a constant, or a callable taking the
+    item): a section's attribute-or-method API, resolved once per file."""
 
     location: Callable[[Any], Any]
     lastmod: Callable[[Any], Lastmod | None]
@@ -87,8 +82,7 @@ class ItemAccess:
     # The URL template and layout of column rows, shared with the fast loop.
     url_template: UrlTemplate | None = None
     layout: RowLayout | None = None
-    # The location of an item in a language, for i18n sections whose
-    # locations do not come from calling location() under that language.
+    # An item's location in a language, where not location() under that language.
     localized: Callable[[str], Callable[[Any], Any]] | None = None
 
 
@@ -120,7 +114,6 @@ class EntryFactory:
         self.date_only = date_only
         self.changefreq_attr = access.changefreq
         self.priority_attr = access.priority
-        # Constant elements are formatted once; a method is called per item.
         self.changefreq_xml = (
             ""
             if callable(access.changefreq)
@@ -129,27 +122,23 @@ class EntryFactory:
         self.priority_xml = (
             "" if callable(access.priority) else self._priority_xml(EVERY_ITEM, access.priority)
         )
-        # Images, videos, news and extra_xml(): whether any, and the XML of each item.
         self.extensions = Extensions(
             sitemap,
             context.locations.base_url,
             context.tz,
             access.describe,
             None if access.layout is None else access.layout.image,
+            columns=access.layout is not None,
         )
         self.has_extra_xml = self.extensions.active
-        # Whether details() differ per item; when not, they are formatted once.
         self.details_vary = (
             callable(access.changefreq) or callable(access.priority) or self.has_extra_xml
         )
         self.constant_details = self.changefreq_xml + self.priority_xml
         self.skipped = 0
-        # Entries listed without the lastmod they had, because it could not be
-        # written (see lastmod_xml()).
-        self.lastmods_dropped = 0
-        # The location and lastmod value of the last entry built, so callers
-        # can check for duplicates and track a file's newest lastmod without
-        # asking the sitemap twice.
+        self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
+        # The last entry's location and lastmod: what callers check duplicates
+        # and a file's newest lastmod with.
         self.last_loc = ""
         self.last_lastmod: Lastmod | None = None
 
@@ -168,14 +157,8 @@ class EntryFactory:
 
     def __call__(self, item: Any) -> str | None:
         """The ``<url>`` element of ``item``, or None when it is skipped."""
-        # locate()'s body, inline: this runs once per row of the general path.
-        try:
-            loc = self.build_location(self.location(item))
-        except InvalidLocation as exc:
-            self.skip(item, str(exc))
-            return None
-        except Exception as exc:  # a user's location() may raise anything
-            self.skip(item, f"location() raised {type(exc).__name__}: {exc}")
+        loc = self.locate(item, self.location)
+        if loc is None:
             return None
         self.last_loc = loc
         lastmod_xml = self.lastmod_xml(item)
@@ -188,10 +171,8 @@ class EntryFactory:
 
     def reject(self, item: Any, exc: Exception) -> None:
         """Skip ``item``, whose details raised ``exc``; old news is left out without a warning."""
-        if isinstance(exc, EntryRejected) and exc.quiet:
-            self.skip(item, str(exc), quiet=True)
-        elif isinstance(exc, EntryRejected):
-            self.skip(item, str(exc))
+        if isinstance(exc, EntryRejected):
+            self.skip(item, str(exc), quiet=exc.quiet)
         else:
             self.skip(item, f"{type(exc).__name__}: {exc}")
 
@@ -243,32 +224,27 @@ class EntryFactory:
         return f"{changefreq_xml}{priority_xml}{links}{extra}"
 
     def _changefreq_xml(self, item: Any, changefreq: Any) -> str:
-        if changefreq is None:
-            return ""
-        try:
-            return f"<changefreq>{changefreq_value(changefreq)}</changefreq>"
-        except ValueError as exc:
-            self._ignored("changefreq", item, exc)
-            return ""
+        return self._value_xml("changefreq", changefreq_value, item, changefreq)
 
     def _priority_xml(self, item: Any, priority: Any) -> str:
-        if priority is None:
+        return self._value_xml("priority", _priority_text, item, priority)
+
+    def _value_xml(self, name: str, parse: Callable[[Any], str], item: Any, value: Any) -> str:
+        """``<name>`` of ``value`` as ``parse`` writes it; "" (logged) for None or a bad value."""
+        if value is None:
             return ""
         try:
-            return f"<priority>{format_priority(priority_value(priority))}</priority>"
+            return f"<{name}>{parse(value)}</{name}>"
         except ValueError as exc:
-            self._ignored("priority", item, exc)
+            described = "every item" if item is EVERY_ITEM else self.access.describe(item)
+            logger.warning(
+                "Sitemap section %r: ignored the %s of %s: %s.",
+                self.sitemap.section,
+                name,
+                described,
+                exc,
+            )
             return ""
-
-    def _ignored(self, name: str, item: Any, exc: ValueError) -> None:
-        described = "every item" if item is EVERY_ITEM else self.access.describe(item)
-        logger.warning(
-            "Sitemap section %r: ignored the %s of %s: %s.",
-            self.sitemap.section,
-            name,
-            described,
-            exc,
-        )
 
     def skip_duplicate(self, item: Any, loc: str) -> None:
         """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""
@@ -280,11 +256,13 @@ class EntryFactory:
         log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
 
 
-def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
-    """An empty ``<urlset>`` for ``sitemap``: its limit, the byte limit, the namespaces it uses.
+def _priority_text(value: Any) -> str:
+    return format_priority(priority_value(value))
 
-    ``stylesheet`` is the href of the XSL the file references (None: none).
-    """
+
+def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
+    """An empty ``<urlset>`` for ``sitemap`` (its limit and namespaces), referencing the XSL
+    at ``stylesheet``."""
     return UrlsetWriter(
         max_entries=max_entries(sitemap),
         max_bytes=MAX_BYTES_PER_FILE,
@@ -339,15 +317,10 @@ def _column(index: int | None) -> Callable[[Any], Any] | None:
 
 
 def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
-    """``context`` for ``sitemap``'s URLs: under its ``protocol`` only where no base URL is set.
-
-    One scheme a site: where URLs are built from ``BASE_URL`` (or a site of
-    ``SITES``), its scheme wins over a section's ``protocol`` (check W005
-    says so), in the views, builds and what ``sitemapkit_validate`` expects
-    alike. Only a site whose URLs take the request's host (``USE_REQUEST_HOST``
-    without ``BASE_URL``: behind a proxy ending TLS, the request says http)
-    takes the scheme from ``protocol``.
-    """
+    """``context`` for ``sitemap``'s URLs: under its ``protocol`` only where no base URL is
+    set. One scheme a site: ``BASE_URL``'s (or a site's of ``SITES``) wins (check W005 says
+    so); only URLs taking the request's host (behind a proxy ending TLS, the request says
+    http) take the scheme from ``protocol``."""
     conf = get_settings()
     if sitemap.protocol is None or conf.BASE_URL or conf.SITES:
         return context
@@ -428,127 +401,3 @@ class UrlInfoFactory(EntryFactory):
 
 def alternate_link(code: str, href: str) -> str:
     return f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(href)}"/>'
-
-
-# --------------------------------------------------------------------------- i18n sections
-
-
-class LanguageEntries:
-    """Turns an item of an ``i18n`` section into its entries, one per language.
-
-    As ``django.contrib.sitemaps`` does, an item is listed once per language of
-    ``get_languages_for_item()``, its location reversed with that language
-    active, and with ``alternates`` every one of those entries links to all of
-    them (and to ``x-default`` with ``x_default``). Unlike contrib, an item's
-    entries are written together, never split across two files, and each
-    language's location is computed once per item, not once per entry.
-    """
-
-    def __init__(self, sitemap: Sitemap, factory: EntryFactory) -> None:
-        self.sitemap = sitemap
-        self.factory = factory
-        self.known = frozenset(site_languages())
-        self.default = settings.LANGUAGE_CODE
-        self._locators: dict[str, Callable[[Any], Any]] = {}
-        self._refused: set[str] = set()
-        #: The locations of the entries the last call returned.
-        self.locs: list[str] = []
-
-    def locator(self, language: str) -> Callable[[Any], Any]:
-        """The location of an item in ``language``: reversed with it active."""
-        found = self._locators.get(language)
-        if found is None:
-            localized = self.factory.access.localized
-            if localized is not None:
-                found = localized(language)
-            else:
-                location = self.factory.location
-
-                def found(item: Any) -> Any:
-                    with translation.override(language):
-                        return location(item)
-
-            self._locators[language] = found
-        return found
-
-    def languages_of(self, item: Any) -> list[str]:
-        """The item's languages that ``settings.LANGUAGES`` offers (no URL may carry another)."""
-        languages = []
-        for code in self.sitemap.get_languages_for_item(item):
-            if code in self.known:
-                languages.append(code)
-            elif code not in self._refused:
-                self._refused.add(code)
-                logger.warning(
-                    "Sitemap section %r: left out language %r, which settings.LANGUAGES "
-                    "does not list: its URLs would not resolve.",
-                    self.sitemap.section,
-                    code,
-                )
-        return languages
-
-    def __call__(self, item: Any, listed: set[str]) -> str | None:
-        """The entries of ``item`` whose locations ``listed`` lacks; None when it is skipped."""
-        factory = self.factory
-        try:
-            languages = self.languages_of(item)
-        except Exception as exc:  # a user's get_languages_for_item() may raise anything
-            factory.skip(item, f"get_languages_for_item() raised {type(exc).__name__}: {exc}")
-            return None
-        if not languages:
-            factory.skip(item, "it has no language of settings.LANGUAGES")
-            return None
-        located = []
-        for code in languages:
-            loc = factory.locate(item, self.locator(code))
-            if loc is None:
-                return None
-            located.append((code, loc))
-        lastmod_xml = factory.lastmod_xml(item)
-        try:
-            details = factory.details(item, self.links(located))
-        except Exception as exc:  # so may changefreq(), priority() and extra_xml()
-            factory.reject(item, exc)
-            return None
-        # Languages whose URL is the same (no i18n_patterns) are one page.
-        locs = list(dict.fromkeys(loc for _code, loc in located))
-        self.locs = [loc for loc in locs if loc not in listed]
-        if not self.locs:
-            factory.skip_duplicate(item, locs[0])
-            return None
-        return "".join(url_element(loc, lastmod_xml, details) for loc in self.locs)
-
-    def links(self, located: list[tuple[str, str]]) -> str:
-        if not self.sitemap.alternates:
-            return ""
-        links = list(located)
-        if self.sitemap.x_default and any(code == self.default for code, _loc in located):
-            loc = dict(located)[self.default]
-            # contrib's rule: the default language's URL without its prefix.
-            links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))
-        return "".join(alternate_link(code, loc) for code, loc in links)
-
-
-def write_language_entries(
-    sitemap: Sitemap,
-    factory: EntryFactory,
-    items: Iterable[tuple[Any, Any]],
-    writer: UrlsetWriter,
-) -> tuple[Lastmod | None, Any]:
-    """Write each item's entries into ``writer``, all of an item's or none.
-
-    Returns the newest lastmod written and the key of the first item that
-    did not fit (None when all did).
-    """
-    entries = LanguageEntries(sitemap, factory)
-    newest: Lastmod | None = None
-    locs = writer.locs
-    for key, item in items:
-        xml = entries(item, locs)
-        if xml is None:
-            continue
-        if not writer.add_xml(xml, entries=len(entries.locs)):
-            return newest, key
-        locs.update(entries.locs)
-        newest = later(newest, factory.last_lastmod, factory.tz)
-    return newest, None

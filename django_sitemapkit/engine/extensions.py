@@ -31,7 +31,6 @@ from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 
 from django_sitemapkit.engine.internals import CHUNK_SIZE
-from django_sitemapkit.engine.routes import url_route
 from django_sitemapkit.protocol.extvalues import IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS
 from django_sitemapkit.protocol.fragments import FragmentChecker, FragmentError
 from django_sitemapkit.protocol.images import images_xml
@@ -98,14 +97,6 @@ def images_field(sitemap: Sitemap) -> str | None:
     return sitemap.images_field
 
 
-def image_column(sitemap: Sitemap) -> str | None:
-    """The column a column row holds the image in: a field of the model itself."""
-    name = images_field(sitemap)
-    if name is None or "__" in name or not isinstance(sitemap, ModelSitemap):
-        return None
-    return name if url_route(sitemap) is not None else None
-
-
 def target_field(sitemap: ModelSitemap) -> models.Field[Any, Any]:
     """The field ``images_field`` ends at (a field of a related model for a lookup)."""
     assert sitemap.model is not None
@@ -143,14 +134,15 @@ def plain_file_prefix(field: models.Field[Any, Any]) -> str | None:
 class ImageReader:
     """Reads the image values of items; a related lookup's are fetched chunk by chunk."""
 
-    def __init__(self, sitemap: ModelSitemap, column: int | None) -> None:
-        """``column``: where column rows hold the image (None: instances, or a related lookup)."""
+    def __init__(self, sitemap: ModelSitemap, columns: bool, column: int | None) -> None:
+        """``columns``: items are column rows, holding the image at ``column`` (None: a
+        related lookup's)."""
         assert sitemap.images_field is not None
         assert sitemap.model is not None
         self.sitemap = sitemap
         self.lookup = sitemap.images_field
         self.related = "__" in self.lookup
-        self.columns = url_route(sitemap) is not None
+        self.columns = columns
         self.column = column
         self.to_url = url_of(target_field(sitemap))
         self.fetched: dict[Any, list[Any]] = {}
@@ -209,6 +201,7 @@ class Extensions:
         tz: datetime.tzinfo,
         describe: Callable[[Any], str],
         image_at: int | None = None,
+        columns: bool = False,
     ) -> None:
         self.sitemap = sitemap
         self.base_url = base_url
@@ -216,7 +209,7 @@ class Extensions:
         self.images_dropped = 0
         field = images_field(sitemap)
         self.reader = (
-            None if field is None else ImageReader(sitemap, image_at)  # type: ignore[arg-type]
+            None if field is None else ImageReader(sitemap, columns, image_at)  # type: ignore[arg-type]
         )
         self.images = self.reader or (sitemap.images if overrides(sitemap, "images") else None)
         self.videos = VideoXml(base_url, tz) if overrides(sitemap, "videos") else None

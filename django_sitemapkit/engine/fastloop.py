@@ -133,7 +133,6 @@ class FastLoop:
         """Write ``rows``; returns (newest lastmod written, key of the first row that did not
         fit). ``read`` then holds what the rows before that one said."""
         factory, tz = self.factory, self.factory.tz
-        self.newest = self.newest_raw = self.newest_row = None
         skipped = factory.skipped
         rows, overflow_key = iter(rows), None
         # A chunk whose every row is plain is written at once, by one comprehension
@@ -314,6 +313,7 @@ def plain_entries(loop: FastLoop, utc_text: bool) -> Callable[[Sequence[Any]], s
         if len(value) > room or details is None:
             return None
         raw = None if column is None else row[column]
+        text: str | None
         if raw.__class__ is str and len(raw) in sliced and raw[10] == " ":
             text = f"{raw[:10]}T{raw[11:19]}+00:00"
         elif raw is None:

@@ -19,7 +19,7 @@ from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.entries import item_access
 from django_sitemapkit.engine.rendering import URL_NAMESPACE, index_path, make_context
-from django_sitemapkit.engine.routes import url_route
+from django_sitemapkit.engine.rows import url_route
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 

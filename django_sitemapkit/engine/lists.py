@@ -17,13 +17,8 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet
 
-from django_sitemapkit.engine.entries import (
-    EntryFactory,
-    LanguageEntries,
-    RenderContext,
-    entry_factory,
-    new_writer,
-)
+from django_sitemapkit.engine.alternates import LanguageEntries
+from django_sitemapkit.engine.entries import EntryFactory, RenderContext, entry_factory, new_writer
 from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.keyranges import PageFigures
 from django_sitemapkit.engine.pages import PageNotFound

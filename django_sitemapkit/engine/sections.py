@@ -15,15 +15,14 @@ from typing import Any
 
 from django_sitemapkit.compat import ContribUrlsSection
 from django_sitemapkit.engine import lists, rows
+from django_sitemapkit.engine.alternates import LanguageEntries, write_language_entries
 from django_sitemapkit.engine.entries import (
     EntryFactory,
-    LanguageEntries,
     RenderContext,
     entry_factory,
     new_writer,
     section_context,
     url_infos,
-    write_language_entries,
 )
 from django_sitemapkit.engine.fastloop import FastLoop
 from django_sitemapkit.engine.internals import CHUNK_SIZE

@@ -77,9 +77,7 @@ def both(values: list[str], field: str) -> tuple[bytes, bytes]:
 
 
 @pytest.mark.parametrize("field", ["cover", "picture"])
-def test_a_plain_image_column_keeps_the_fast_loop(
-    sitemaps: Any, settings: Any, field: str
-) -> None:
+def test_a_plain_image_column_keeps_the_fast_loop(sitemaps: Any, settings: Any, field: str) -> None:
     settings.MEDIA_URL = "/media/"
     register(field)
     fast = site._registry["fast"]

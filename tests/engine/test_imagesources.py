@@ -5,13 +5,8 @@ from typing import Any
 from django.core.files.storage import Storage
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.extensions import (
-    ImageReader,
-    image_column,
-    plain_file_prefix,
-    target_field,
-    url_of,
-)
+from django_sitemapkit.engine.extensions import ImageReader, plain_file_prefix, target_field, url_of
+from django_sitemapkit.engine.rows import image_column
 from tests.testapp.models import Gallery, Photo
 
 
@@ -56,6 +51,6 @@ def test_only_a_local_storage_has_a_plain_prefix() -> None:
 
 
 def test_column_rows_read_their_image_column() -> None:
-    reader = ImageReader(Covers(), 2)
+    reader = ImageReader(Covers(), True, 2)
     assert reader((1, "slug", "/a.jpg")) == ["/a.jpg"]
     assert reader((1, "slug", "")) == []

@@ -1,4 +1,4 @@
-"""Where a model section's locations come from (django_sitemapkit/engine/routes.py)."""
+"""Where a model section's locations come from (django_sitemapkit/engine/rows.py)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from django_sitemapkit.derivation import Derived, Refused
 from django_sitemapkit.engine.entries import EntryFactory, entry_factory
 from django_sitemapkit.engine.fastloop import FastLoop
 from django_sitemapkit.engine.rendering import make_context, render_page
-from django_sitemapkit.engine.routes import (
+from django_sitemapkit.engine.rows import (
     UrlRoute,
     UrlTemplate,
     derivation,
     needs_instances,
+    reads_columns,
     url_route,
 )
-from django_sitemapkit.engine.rows import reads_columns
 from django_sitemapkit.sites import site
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Author

@@ -107,9 +107,7 @@ def test_the_instruction_follows_the_declaration_and_is_the_only_change() -> Non
         writer.add_xml("<url><loc>https://example.com/</loc></url>\n")
     line = b'<?xml-stylesheet type="text/xsl" href="/maps/sitemap.xsl"?>\n'
     declaration = b'<?xml version="1.0" encoding="UTF-8"?>\n'
-    assert styled.content() == plain.content().replace(
-        declaration, declaration + line, 1
-    )
+    assert styled.content() == plain.content().replace(declaration, declaration + line, 1)
     assert styled.size == len(styled.content())
     assert b"xml-stylesheet" not in plain.content()
     assert stylesheet_instruction(None) == ""
