@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "django_sitemapkit"
-MAX_MODULE_LINES = 300
+MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 # An import inside a function is allowed only with a comment on its line
 # saying why, starting with this.

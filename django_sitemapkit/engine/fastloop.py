@@ -1,6 +1,6 @@
 """The fast loop: a model section's column rows written with string concatenation.
 
-A section reading column rows (it has a URL route, routes.py) spends most of
+A section reading column rows (it has a URL route, rows.py) spends most of
 its time in generic steps that, for ordinary rows, do nothing: filling a URL
 template, checking the location, escaping, converting and formatting a
 datetime. For a row whose one URL value is plain (``[A-Za-z0-9_-]``, which
@@ -124,6 +124,8 @@ class FastLoop:
         probe = "x".join(template.parts)
         locations = factory.context.locations
         if not _PLAIN_PATH(probe) or locations.build(probe) != locations.base_url + probe:
+            return None
+        if not locations.base_url.isascii():  # plain entries are counted a byte a character
             return None
         return cls(factory, layout, template.parts)
 
@@ -424,6 +426,8 @@ def image_xml(factory: EntryFactory) -> Callable[[Any], str | None] | None:
     if not made.startswith(_IMAGE_OPEN) or not made.endswith(end):
         return None
     prefix = made[len(_IMAGE_OPEN) : -len(end)]
+    if not prefix.isascii():
+        return None
 
     def image(value: Any) -> str | None:
         if value is None or value == "":
