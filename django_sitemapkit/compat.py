@@ -108,8 +108,14 @@ class ContribModelSection(ModelSitemap):
 
 
 class ContribUrlsSection(ContribSection):
-    """A section listing what ``contrib.get_urls()`` returns, one contrib page a file,
-    each entry written with every protocol rule on top (engine/urlinfos.py)."""
+    """A section listing what ``contrib.get_urls()`` returns, one contrib page a file.
+
+    For classes that build their entries in ``get_urls()`` or ``_urls()``:
+    each entry is contrib's dict (``location``, ``lastmod``, ``changefreq``,
+    ``priority``, ``alternates``), written with every protocol rule on top
+    (engine/entries.py). ``items()`` and ``location()`` stay contrib's,
+    for what reads the items themselves (which model, a sample location).
+    """
 
     # The alternates' <xhtml:link>, declared whether or not a page has any.
     namespaces: ClassVar[Mapping[str, str]] = {"xhtml": XHTML_NS}

@@ -25,8 +25,7 @@ from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit.engine.rendering import render_page
-from django_sitemapkit.engine.routes import url_route
-from django_sitemapkit.engine.rows import reads_columns
+from django_sitemapkit.engine.rows import reads_columns, url_route
 from django_sitemapkit.reversing import Derived, Refused, derive_location, read_method
 from django_sitemapkit.sites import site
 from tests.testapp.models import Article, Author, Gallery, Photo

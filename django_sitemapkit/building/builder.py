@@ -41,7 +41,7 @@ from django_sitemapkit.engine.rendering import (
     stylesheet_href,
     write_index,
 )
-from django_sitemapkit.engine.routes import url_route
+from django_sitemapkit.engine.rows import url_route
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.notifying.indexnow import announce, watch
 from django_sitemapkit.protocol.files import STYLESHEET_NAME, stylesheet_bytes

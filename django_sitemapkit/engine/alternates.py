@@ -17,9 +17,9 @@ from typing import Any
 from django.conf import settings
 from django.utils import translation
 
-from django_sitemapkit.engine.entries import EntryFactory
+from django_sitemapkit.engine.entries import EntryFactory, alternate_link
 from django_sitemapkit.protocol.w3c import Lastmod, later
-from django_sitemapkit.protocol.writer import UrlsetWriter, escape
+from django_sitemapkit.protocol.writer import UrlsetWriter, url_element
 from django_sitemapkit.reversing import site_languages
 from django_sitemapkit.sitemaps import Sitemap
 
@@ -101,22 +101,17 @@ class LanguageEntries:
         if not self.locs:
             factory.skip_duplicate(item, locs[0])
             return None
-        return "".join(
-            f"<url><loc>{escape(loc)}</loc>{lastmod_xml}{details}</url>\n" for loc in self.locs
-        )
+        return "".join(url_element(loc, lastmod_xml, details) for loc in self.locs)
 
     def links(self, located: list[tuple[str, str]]) -> str:
         if not self.sitemap.alternates:
             return ""
-        links = [(code, loc) for code, loc in located]
+        links = list(located)
         if self.sitemap.x_default and any(code == self.default for code, _loc in located):
             loc = dict(located)[self.default]
             # contrib's rule: the default language's URL without its prefix.
             links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))
-        return "".join(
-            f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(loc)}"/>'
-            for code, loc in links
-        )
+        return "".join(alternate_link(code, loc) for code, loc in links)
 
 
 def write_language_entries(
@@ -136,9 +131,8 @@ def write_language_entries(
     for key, item in items:
         xml = entries(item, locs)
         if xml is None:
-            writer.skip()
             continue
-        if not writer.add_xml(xml, key, entries=len(entries.locs)):
+        if not writer.add_xml(xml, entries=len(entries.locs)):
             return newest, key
         locs.update(entries.locs)
         newest = later(newest, factory.last_lastmod, factory.tz)

@@ -246,7 +246,7 @@ def write_index(
     if writer.count == 0:
         raise PageNotFound(0)
     last_modified = None if newest is None or undated else to_aware(newest, tz)
-    return RenderedFile(b"".join(writer.pieces()), last_modified, url_count=writer.count)
+    return RenderedFile(writer.content(), last_modified, url_count=writer.count)
 
 
 def index_entries(*, base_url: str, sitemaps: SectionRegistry) -> Iterator[IndexEntry]:

@@ -1,32 +1,44 @@
 """Reading a model section's rows: model instances, or tuples of just the columns its URLs need.
 
-A ``ModelSitemap`` with a URL route (``url_name`` and ``url_kwargs``, or a
-``get_absolute_url()`` read as one: routes.py) reads *column rows*
-(``values_list()`` of the key, the URL's fields, then lastmod, changefreq and
-priority where they come from columns), and fills its URL pattern from them
-without an instance per row (see urltemplates.py). One without reads
+A section names its URL pattern (``url_name`` + ``url_kwargs``), or its
+model's ``get_absolute_url()`` is read as one (derivation.py) when the class
+leaves every per-row value to columns: its URL route. It then reads *column
+rows* (``values_list()`` of the key, the URL's fields, then lastmod,
+changefreq, priority and image where they come from columns: RowLayout) and
+fills the pattern without an instance per row. One without a route reads
 instances and asks each for its ``location()``.
+
+A ``reverse()`` call costs more than everything else a sitemap does for a
+URL. UrlTemplate reverses the pattern once with placeholder values; each row
+then only runs the converters Django would run, checks the value against the
+converter's regex as ``reverse()`` does, and quotes it the same way: the
+string ``reverse()`` returns, byte for byte (the tests compare them on
+awkward values), or NoReverseMatch where ``reverse()`` raises it. Patterns
+whose converters cannot be known (``re_path`` groups, a name used by several
+patterns) fall back to calling ``reverse()`` for every row.
 """
 
 from __future__ import annotations
 
 import datetime
 import operator
+import re
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import QuerySet, TextField
+from django.db.models import TextField
 from django.db.models.functions import Cast
-from django.utils import translation
+from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
+from django.utils.http import escape_leading_slashes
 
-from django_sitemapkit.engine.entries import ItemAccess
-from django_sitemapkit.engine.extensions import max_entries, news_window
-from django_sitemapkit.engine.imagesources import image_column
-from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows
+from django_sitemapkit.engine.extensions import images_field, max_entries, news_window
+from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows, yields_instances
 from django_sitemapkit.engine.keyranges import key_field
 from django_sitemapkit.engine.pages import (
     KeysetPages,
@@ -35,10 +47,204 @@ from django_sitemapkit.engine.pages import (
     on_current_site,
     page_table_name,
 )
-from django_sitemapkit.engine.routes import url_route
+from django_sitemapkit.reversing import Derived, Refused, derive_location
 from django_sitemapkit.engine.skiplog import new_page
 from django_sitemapkit.protocol.w3c import Lastmod
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
+
+# What reverse() leaves unquoted (django.urls.resolvers: RFC 3986 sub-delims + "/~:@").
+_SAFE = "!$&'()*+,;=/~:@"
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
+_SENTINELS = ("sitemapkitarg{}zz", "7351{}9246", "7351{}92-4600-4000-8000-000000000000")
+
+
+def find_converters(url_name: str) -> dict[str, Any] | None:
+    """The converters of every kwarg of the one pattern named ``url_name``, or None."""
+    *namespaces, name = url_name.split(":")
+    found: list[dict[str, Any]] = []
+
+    def walk(patterns: Sequence[Any], remaining: list[str], converters: dict[str, Any]) -> None:
+        for pattern in patterns:
+            own = dict(getattr(pattern.pattern, "converters", {}))
+            if isinstance(pattern, URLResolver):
+                if pattern.namespace:
+                    if not remaining or pattern.namespace != remaining[0]:
+                        continue
+                    walk(pattern.url_patterns, remaining[1:], {**converters, **own})
+                else:
+                    walk(pattern.url_patterns, remaining, {**converters, **own})
+            elif isinstance(pattern, URLPattern) and pattern.name == name and not remaining:
+                found.append({**converters, **own})
+
+    walk(get_resolver().url_patterns, namespaces, {})
+    return found[0] if len(found) == 1 else None
+
+
+class UrlTemplate:
+    """``reverse(url_name, kwargs=...)`` for many rows at the cost of one call."""
+
+    def __init__(self, url_name: str, kwarg_names: Sequence[str] | int) -> None:
+        """``kwarg_names``: the URL keywords filled, in order, or how many positional args."""
+        self.url_name = url_name
+        # Positional args fill the pattern's keywords in order, as reverse() does.
+        self.positional = isinstance(kwarg_names, int)
+        self.kwarg_names: tuple[str, ...] = (
+            tuple(str(n) for n in range(kwarg_names))
+            if isinstance(kwarg_names, int)
+            else tuple(kwarg_names)
+        )
+        # The reversed URL split around each value; None: reverse() per row.
+        self.parts: list[str] | None = None
+        self.converters: list[Any] = []
+        self.regexes: list[re.Pattern[str]] = []
+        converters = find_converters(url_name)
+        if converters is not None and self.positional:
+            if len(converters) != len(self.kwarg_names):
+                return  # reverse() refuses it, row by row
+            self.kwarg_names = tuple(converters)
+        if converters is None or set(self.kwarg_names) - set(converters):
+            return  # unknown constraints: reverse() per row
+        self.parts = self._reversed_parts(converters)
+
+    def _reversed_parts(self, converters: dict[str, Any]) -> list[str] | None:
+        """The URL reversed with placeholders, split around each; None where that fails."""
+        sentinels: dict[str, Any] = {}
+        for index, kwarg in enumerate(self.kwarg_names):
+            converter = converters[kwarg]
+            regex = re.compile(converter.regex)
+            sentinel = next(
+                (s.format(index) for s in _SENTINELS if regex.fullmatch(s.format(index))), None
+            )
+            if sentinel is None:
+                return None
+            self.converters.append(converter)
+            self.regexes.append(regex)
+            sentinels[kwarg] = converter.to_python(sentinel)
+        try:
+            parts = [reverse(self.url_name, kwargs=sentinels)]
+        except NoReverseMatch:
+            return None
+        for converter, kwarg in zip(self.converters, self.kwarg_names, strict=True):
+            head, *rest = parts[-1].split(str(converter.to_url(sentinels[kwarg])))
+            if len(rest) != 1:
+                return None  # the placeholder is not unique in the URL
+            parts[-1:] = [head, rest[0]]
+        return parts if parts[0] else None
+
+    def fill(self, values: Sequence[Any]) -> str:
+        """The URL of one row; raises NoReverseMatch exactly where reverse() would."""
+        if self.parts is None:
+            if self.positional:
+                return reverse(self.url_name, args=list(values))
+            return reverse(self.url_name, kwargs=dict(zip(self.kwarg_names, values, strict=True)))
+        parts = self.parts
+        out = [parts[0]]
+        for index, value in enumerate(values):
+            try:
+                text = str(self.converters[index].to_url(value))
+            except ValueError as exc:
+                raise NoReverseMatch(str(exc)) from None
+            if not self.regexes[index].fullmatch(text):
+                raise NoReverseMatch(
+                    f"Reverse for {self.url_name!r} with {self.kwarg_names[index]}={text!r} "
+                    "not found: the value does not match the URL pattern."
+                )
+            out.append(text if _PLAIN.fullmatch(text) else quote(text, safe=_SAFE))
+            out.append(parts[index + 1])
+        url = "".join(out)
+        # reverse() never builds a scheme-relative URL.
+        return escape_leading_slashes(url) if url.startswith("//") else url
+
+
+# Methods taking an item: a section defining one needs instances.
+_ITEM_METHODS = ("location", "images", "videos", "news", "extra_xml", "get_languages_for_item")
+
+
+@dataclass(frozen=True)
+class UrlRoute:
+    """A URL pattern and the model fields filling it, in argument order."""
+
+    url_name: str
+    fields: tuple[str, ...]
+    #: The URL keyword each field fills; None: positional ``args``.
+    kwargs: tuple[str, ...] | None
+    #: Read from get_absolute_url() rather than named by the class.
+    derived: bool = False
+
+    def template(self) -> UrlTemplate:
+        """The pattern reversed once (in the active language)."""
+        if self.kwargs is None:
+            return UrlTemplate(self.url_name, len(self.fields))
+        return UrlTemplate(self.url_name, self.kwargs)
+
+
+def url_route(sitemap: ModelSitemap) -> UrlRoute | None:
+    """The section's URL route, or None when each location is ``location(instance)``."""
+    if sitemap.url_name is not None:
+        return UrlRoute(
+            sitemap.url_name, tuple(sitemap.url_kwargs.values()), tuple(sitemap.url_kwargs)
+        )
+    derived = derivation(sitemap)
+    if isinstance(derived, Refused):
+        return None
+    return UrlRoute(derived.url_name, derived.fields, derived.kwargs, derived=True)
+
+
+def derivation(sitemap: ModelSitemap) -> Derived | Refused:
+    """``get_absolute_url()`` read as a URL pattern, where the class needs nothing else per row."""
+    refusal = needs_instances(sitemap)
+    if refusal is not None:
+        return Refused(refusal)
+    if sitemap.model is None:
+        return Refused("the section has no model")
+    queryset = sitemap.get_queryset()
+    if queryset.model is not sitemap.model:
+        # A proxy's (or another model's) rows answer with their own method.
+        return Refused(
+            f"the rows are {queryset.model._meta.label}'s, not {sitemap.model._meta.label}'s"
+        )
+    if not yields_instances(queryset):
+        return Refused("the QuerySet yields its own kind of rows (a polymorphic manager?)")
+    return derive_location(sitemap.model)
+
+
+def needs_instances(sitemap: ModelSitemap) -> str | None:
+    """What in the class takes an instance per row (None: nothing)."""
+    cls = type(sitemap)
+    for name in _ITEM_METHODS:
+        if getattr(cls, name) is not getattr(Sitemap, name):
+            return f"{cls.__qualname__}.{name}() takes instances"
+    if sitemap.defines_lastmod():
+        return f"{cls.__qualname__} gives lastmod itself rather than lastmod_field"
+    for name in ("changefreq", "priority"):
+        if callable(getattr(sitemap, name)):
+            return f"{cls.__qualname__}.{name}() takes instances"
+    return None
+
+
+def route_report(sitemap: Sitemap) -> tuple[bool, str] | None:
+    """Whether a model section fills a URL pattern (the fast path), and how it got it or what
+    stopped it; None for other sections. For ``sitemapkit_status`` and ``check --deploy``."""
+    if not isinstance(sitemap, ModelSitemap):
+        return None
+    if sitemap.url_name is not None:
+        return True, f"URL pattern {sitemap.url_name!r} (url_name)"
+    derived = derivation(sitemap)
+    if isinstance(derived, Derived):
+        return (
+            True,
+            f"URL pattern {derived.url_name!r} read from get_absolute_url() ({derived.where})",
+        )
+    return False, f"location() per row: {derived.describe()}"
+
+
+def image_column(sitemap: Sitemap) -> str | None:
+    """The column a column row holds the image in: a field of the model itself."""
+    name = images_field(sitemap)
+    if name is None or "__" in name or not isinstance(sitemap, ModelSitemap):
+        return None
+    return name if url_route(sitemap) is not None else None
+
 
 # Backends whose text form of a datetime column is ISO 8601 that
 # datetime.fromisoformat() reads: "YYYY-MM-DD HH:MM:SS[.ffffff][+00]".
@@ -50,21 +256,44 @@ def reads_columns(sitemap: ModelSitemap) -> bool:
     return url_route(sitemap) is not None
 
 
-def row_columns(sitemap: ModelSitemap) -> list[str]:
-    """The columns of a column row: pk, the URL's fields, then lastmod/changefreq/priority."""
+@dataclass(frozen=True)
+class RowLayout:
+    """Where each value sits in a section's column rows, settled once per render.
+
+    Rows stay the cursor's tuples (the fast loop reads millions of them): the
+    key at 0, the values filling the URL at 1 to ``url_values``, then each
+    column a class names, at its index here (None: not read).
+    """
+
+    columns: tuple[str, ...]
+    url_values: int
+    lastmod: int | None = None
+    changefreq: int | None = None
+    priority: int | None = None
+    image: int | None = None
+
+    def url_of(self, row: Sequence[Any]) -> Sequence[Any]:
+        return row[1 : 1 + self.url_values]
+
+
+def row_layout(sitemap: ModelSitemap) -> RowLayout:
+    """The layout of ``sitemap``'s column rows: key, URL values, lastmod, changefreq, priority,
+    image, each where the section reads it."""
     route = url_route(sitemap)
     assert route is not None
     columns = ["pk", *route.fields]
     field = sitemap.get_lastmod_field()
-    for name in (
-        None if field is None else field.name,
-        sitemap.changefreq_field,
-        sitemap.priority_field,
+    positions = {}
+    for name, column in (
+        ("lastmod", None if field is None else field.name),
+        ("changefreq", sitemap.changefreq_field),
+        ("priority", sitemap.priority_field),
+        ("image", image_column(sitemap)),
     ):
-        if name is not None:
-            columns.append(name)
-    image = image_column(sitemap)
-    return columns if image is None else [*columns, image]
+        if column is not None:
+            positions[name] = len(columns)
+            columns.append(column)
+    return RowLayout(tuple(columns), len(route.fields), **positions)
 
 
 def lastmod_date_only(sitemap: ModelSitemap) -> bool | None:
@@ -83,44 +312,6 @@ def rows_per_page(sitemap: Sitemap) -> int:
     return limit
 
 
-def item_access(sitemap: ModelSitemap) -> ItemAccess:
-    """How an entry reads a row of ``sitemap``: an instance's attributes, or a column row's items."""
-    field = sitemap.get_lastmod_field()
-    route = url_route(sitemap)
-    if route is None:
-        return ItemAccess(
-            sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
-        )
-    assert sitemap.model is not None
-    template = route.template()
-    width = len(route.fields)
-    fill = template.fill
-    getters = iter(operator.itemgetter(position) for position in range(1 + width, 4 + width))
-    lastmod_getter = None
-    if field is not None:
-        convert = raw_lastmod_converter(field, connections[sitemap.get_queryset().db])
-        read_lastmod = next(getters)
-        lastmod_getter = lambda row: convert(read_lastmod(row))  # noqa: E731
-    changefreq_getter = None if sitemap.changefreq_field is None else next(getters)
-    priority_getter = None if sitemap.priority_field is None else next(getters)
-    label = sitemap.model._meta.label
-
-    def localized(language: str) -> Callable[[Any], Any]:
-        with translation.override(language):
-            fill = route.template().fill
-        return lambda row: fill(row[1 : 1 + width])
-
-    return ItemAccess(
-        location=lambda row: fill(row[1 : 1 + width]),
-        lastmod=lastmod_getter or (lambda row: None),
-        changefreq=changefreq_getter or sitemap.changefreq,
-        priority=priority_getter or sitemap.priority,
-        describe=lambda row: f"<{label} pk={row[0]!r}>",
-        url_template=template,
-        localized=localized,
-    )
-
-
 def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
     """An instance's lastmod: the class's ``lastmod`` where it gives one, else its field's value."""
     if sitemap.defines_lastmod():
@@ -130,16 +321,11 @@ def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
     return (lambda obj: None) if field is None else operator.attrgetter(field.attname)
 
 
-def listed_queryset(sitemap: ModelSitemap) -> QuerySet[Any]:
-    """The rows ``sitemap`` lists now: its ``get_queryset()``, on_current_site by the engine's rules."""
-    return news_window(sitemap, on_current_site(sitemap, sitemap.get_queryset()))
-
-
 def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
     field = sitemap.get_lastmod_field()
     return KeysetPages(
         page_table_name(sitemap),
-        listed_queryset(sitemap),
+        news_window(sitemap, narrowed(sitemap, sitemap.get_queryset())),
         limit=rows_per_page(sitemap),
         lastmod_field=None if field is None else field.name,
     )
@@ -174,26 +360,24 @@ def page_rows(
     limit: int | None = None,
     page: Page | None = None,
 ) -> Iterator[Sequence[Any]]:
-    """The column rows of page ``number``: tuples of ``row_columns()`` (the first ``limit``)."""
+    """The column rows of page ``number`` (the first ``limit``), laid out as ``row_layout()``."""
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
     rows = pages.page_queryset(number, span, page)
-    columns: list[Any] = row_columns(sitemap)
-    route = url_route(sitemap)
-    assert route is not None
-    raw_column = None if sitemap.get_lastmod_field() is None else 1 + len(route.fields)
-    if raw_column is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
+    layout = row_layout(sitemap)
+    columns: list[Any] = list(layout.columns)
+    if layout.lastmod is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
         # Read lastmod as the database's text: the drivers' own datetime
         # parsing (SQLite's regex converter, psycopg's Python time-zone
         # loader) costs more per row than writing the whole <url>;
-        # raw_lastmod_converter parses the text (and the fused loop
+        # raw_lastmod_converter parses the text (and the fast loop
         # mostly just slices it).
-        columns[raw_column] = Cast(columns[raw_column], TextField())
+        columns[layout.lastmod] = Cast(columns[layout.lastmod], TextField())
     return iterate_rows(
         rows.values_list(*columns)[: limit or pages.limit + 1],
-        raw_column=raw_column,
-        # A span is one segment of a page (a limit, a few rows): one round
-        # trip fetches it, where a server-side cursor would take several.
+        raw_column=layout.lastmod,
+        # A span (a limit, a few rows): one round trip fetches it, where a
+        # server-side cursor would take several.
         server_side=span is None and limit is None,
     )
 
@@ -216,18 +400,6 @@ def database_is_utc(sitemap: ModelSitemap) -> bool:
     """Whether the database hands out (or stores) datetimes in UTC."""
     connection = connections[sitemap.get_queryset().db]
     return bool(settings.USE_TZ) and connection.timezone is datetime.UTC
-
-
-def keys_sort_alike(sitemap: ModelSitemap) -> bool:
-    """Whether Python orders this model's keys as every database does: integers.
-
-    Text sorts by the database's collation, and UUIDs sort differently on
-    MariaDB's uuid type.
-    """
-    assert sitemap.model is not None
-    pk = sitemap.model._meta.pk
-    assert pk is not None
-    return isinstance(key_field(pk), models.IntegerField)
 
 
 def raw_lastmod_converter(

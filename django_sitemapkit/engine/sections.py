@@ -16,11 +16,17 @@ from typing import Any
 from django.db.models import Count, Max, QuerySet
 
 from django_sitemapkit.compat import ContribUrlsSection
-from django_sitemapkit.engine import rows, urlinfos
+from django_sitemapkit.engine import rows
 from django_sitemapkit.engine.alternates import LanguageEntries, write_language_entries
-from django_sitemapkit.engine.entries import EntryFactory, RenderContext, new_writer
-from django_sitemapkit.engine.factory import entry_factory, section_context
-from django_sitemapkit.engine.fusedrows import FusedRows
+from django_sitemapkit.engine.entries import (
+    EntryFactory,
+    RenderContext,
+    entry_factory,
+    new_writer,
+    section_context,
+    url_infos,
+)
+from django_sitemapkit.engine.fastloop import FastLoop
 from django_sitemapkit.engine.internals import CHUNK_SIZE
 from django_sitemapkit.engine.keyranges import PageFigures
 from django_sitemapkit.engine.pages import KeySpan, Page, PageNotFound, on_current_site
@@ -209,7 +215,7 @@ def section_items(
         yield from rows.page_items(sitemap, number)
         return
     if isinstance(sitemap, ContribUrlsSection):
-        yield from urlinfos.page_items(sitemap, number, section_context(sitemap, context))
+        yield from url_infos(sitemap, number, section_context(sitemap, context))
         return
     yield from list_items(sitemap, number, context)
 
@@ -238,7 +244,7 @@ def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -
         # An empty <urlset> is invalid against the schema: nothing to serve.
         raise PageNotFound(number, skipped=factory.skipped)
     return RenderedPage(
-        b"".join(writer.pieces()),
+        writer.content(),
         writer.count,
         factory.skipped,
         None if newest is None else to_aware(newest, context.tz),
@@ -268,23 +274,21 @@ def write_page(
             items = reader.prefetching(items)
         return write_language_entries(sitemap, factory, items, writer)
     if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
-        fused = FusedRows.prepare(sitemap, factory)
-        if fused is not None:
-            return fused.render(rows.page_rows(sitemap, number), writer)
+        fast = FastLoop.prepare(sitemap, factory)
+        if fast is not None:
+            return fast.render(rows.page_rows(sitemap, number), writer)
     newest: Lastmod | None = None
     locs = writer.locs
     items = section_items(sitemap, number, context)
     for key, item in items if reader is None else reader.prefetching(items):
         xml = factory(item)
         if xml is None:
-            writer.skip()
             continue
         loc = factory.last_loc
         if loc in locs:
             factory.skip_duplicate(item, loc)
-            writer.skip()
             continue
-        if not writer.add_xml(xml, key):
+        if not writer.add_xml(xml):
             return newest, key
         locs.add(loc)
         newest = later(newest, factory.last_lastmod, context.tz)

@@ -1,8 +1,8 @@
 """The one XML writer behind every sitemap and index, served or built.
 
 Entries arrive as text, formatted with plain string operations (no template
-engine, no DOM) by ``engine.entries.EntryFactory`` and the fused loop: that is what
-keeps millions of URLs cheap. Each writer enforces the
+engine, no DOM) by ``url_element()``: that is what keeps millions of URLs
+cheap. Each writer enforces the
 protocol's per-file limits itself -- 50,000 entries and 52,428,800 bytes
 *uncompressed* -- and tells the caller when the next entry does not fit, so
 no code path can produce an oversized file.
@@ -11,7 +11,7 @@ no code path can produce an oversized file.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from xml.sax.saxutils import unescape
 
@@ -41,6 +41,14 @@ def escape(value: str) -> str:
 
 # Most locations need no escaping; a search is cheaper than a translate.
 needs_escape = re.compile(r"[&<>\"']").search
+
+
+def url_element(loc: str, lastmod_xml: str = "", details: str = "") -> str:
+    """The one ``<url>`` element: ``loc`` (escaped here), then ``lastmod_xml`` and ``details``
+    (changefreq, priority, alternates, extension elements), written already."""
+    if needs_escape(loc):
+        loc = escape(loc)
+    return f"<url><loc>{loc}</loc>{lastmod_xml}{details}</url>\n"
 
 
 class IndexFull(Exception):
@@ -89,120 +97,74 @@ def format_priority(value: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-# Entries per segment. A file is written as pieces -- its head, segments of
-# this many entries, its tail -- and its .gz compresses each piece on its own
-# (see deflate.py), so an incremental build can replace the few segments whose
-# rows changed and reuse every other piece's bytes, compressed ones included.
-# Smaller segments re-render less per edit but compress worse, each starting
-# a fresh deflate block (docs/building.md gives the trade's figures).
-SEGMENT_ENTRIES = 1000
+_ENCODE_EVERY = 1000
 
 
 class _FileWriter:
     root_open: str
     root_close: str
 
-    def __init__(
-        self,
-        *,
-        max_entries: int,
-        max_bytes: int,
-        segment_entries: int = SEGMENT_ENTRIES,
-        stylesheet: str | None = None,
-    ) -> None:
+    def __init__(self, *, max_entries: int, max_bytes: int, stylesheet: str | None = None) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self.segment_entries = segment_entries
         # ``stylesheet``: the href of the XSL a browser shows the file with.
-        self.head = (XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open).encode()
-        self.tail = self.root_close.encode()
-        self._segments: list[bytes] = []
-        # Entries are kept as text until their segment is full, then encoded
-        # in one call: one encode per segment instead of per entry.
-        self._batch: list[str] = []
-        # The key of each segment's last row (every segment but the last), and
-        # the rows skipped within each segment's key range (see skip()).
-        self.segment_cuts: list[object] = []
-        self.segment_skips: list[int] = [0]
+        self.head = XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open
+        # Entries are kept as text and encoded a thousand at a time: one call each,
+        # and never the whole file as text and as bytes at once.
+        self._entries: list[str] = []
+        self._encoded: list[bytes] = []
+        self._content: bytes | None = None
         # Sizes are counted in UTF-8 bytes as entries arrive.
-        self.size = len(self.head) + len(self.tail)
+        self.size = len(self.head) + len(self.root_close)
         self.count = 0
-        self._pieces: list[bytes] | None = None
 
-    def add_xml(self, xml: str, key: object = None, entries: int = 1) -> bool:
-        """Append serialised entries (one, or ``entries`` of one row); False when they do not fit.
+    @property
+    def entries_left(self) -> int:
+        return self.max_entries - self.count
 
-        Nothing is written then. ``key`` identifies the entries' row; it is
-        remembered where a segment ends.
-        """
+    @property
+    def bytes_left(self) -> int:
+        return self.max_bytes - self.size
+
+    def add_xml(self, xml: str, entries: int = 1) -> bool:
+        """Append serialised entries (one, or ``entries`` of one item); False, and nothing
+        written, when they do not fit."""
         if self.count + entries > self.max_entries:
             return False
         size = len(xml) if xml.isascii() else len(xml.encode())
         if self.size + size > self.max_bytes:
             return False
-        batch = self._batch
-        batch.append(xml)
-        if len(batch) >= self.segment_entries:
-            self._end_segment("".join(batch), key)
-            batch.clear()
+        self._entries.append(xml)
         self.size += size
         self.count += entries
+        if len(self._entries) >= _ENCODE_EVERY:
+            self._encode()
         return True
 
-    def add_entries(self, xmls: Sequence[str], keys: Sequence[object]) -> int:
-        """``add_xml()`` of each entry (one a row) in turn; returns how many fit.
-
-        The same file as adding them one by one, with one join per segment.
-        """
-        joined = "".join(xmls)
-        size = len(joined) if joined.isascii() else len(joined.encode())
-        count = len(xmls)
-        if self.count + count > self.max_entries or self.size + size > self.max_bytes:
-            # Near a limit: stop exactly where add_xml() would.
-            for taken, (xml, key) in enumerate(zip(xmls, keys, strict=True)):
-                if not self.add_xml(xml, key):
-                    return taken
-            return count
-        batch = self._batch
-        if not batch and count == self.segment_entries:
-            self._end_segment(joined, keys[-1])
-        else:
-            start = 0
-            while start < count:
-                room = self.segment_entries - len(batch)
-                batch.extend(xmls[start : start + room])
-                start += room
-                if len(batch) == self.segment_entries:
-                    self._end_segment("".join(batch), keys[start - 1])
-                    batch.clear()
+    def add_entries(self, xmls: list[str], size: int) -> bool:
+        """Append ``xmls``, one entry each, of ``size`` UTF-8 bytes in all; False, and nothing
+        written, when they do not all fit."""
+        if self.count + len(xmls) > self.max_entries or self.size + size > self.max_bytes:
+            return False
+        self._entries.extend(xmls)
         self.size += size
-        self.count += count
-        return count
+        self.count += len(xmls)
+        if len(self._entries) >= _ENCODE_EVERY:
+            self._encode()
+        return True
 
-    def _end_segment(self, text: str, key: object) -> None:
-        self._segments.append(text.encode())
-        self.segment_cuts.append(key)
-        self.segment_skips.append(0)
+    def _encode(self) -> None:
+        if self._entries:
+            self._encoded.append("".join(self._entries).encode())
+            self._entries.clear()
 
-    def skip(self) -> None:
-        """Count one row that was read but not written (its own segment's key range)."""
-        self.segment_skips[-1] += 1
-
-    def pieces(self) -> list[bytes]:
-        """The whole file as its pieces: head, segments, tail (no joined copy); ends the writer."""
-        if self._pieces is not None:
-            return self._pieces
-        if self._batch:
-            self._segments.append("".join(self._batch).encode())
-            self._batch.clear()
-        elif self.segment_cuts:
-            # The last segment ended exactly full: its range runs to the end
-            # of the file after all, with any rows skipped after it.
-            self.segment_cuts.pop()
-            skipped_after = self.segment_skips.pop()
-            self.segment_skips[-1] += skipped_after
-        self._pieces = [self.head, *self._segments, self.tail]
-        return self._pieces
+    def content(self) -> bytes:
+        """The whole file; ends the writer, which lets go of its parts then."""
+        if self._content is None:
+            self._encode()
+            parts, self._encoded = self._encoded, []
+            self._content = b"".join([self.head.encode(), *parts, self.root_close.encode()])
+        return self._content
 
 
 class UrlsetWriter(_FileWriter):
@@ -218,7 +180,6 @@ class UrlsetWriter(_FileWriter):
         max_entries: int = MAX_ENTRIES_PER_FILE,
         max_bytes: int = MAX_BYTES_PER_FILE,
         namespaces: Mapping[str, str] | None = None,
-        segment_entries: int = SEGMENT_ENTRIES,
         stylesheet: str | None = None,
     ) -> None:
         declarations = "".join(
@@ -231,7 +192,6 @@ class UrlsetWriter(_FileWriter):
         super().__init__(
             max_entries=min(max_entries, MAX_ENTRIES_PER_FILE),
             max_bytes=max_bytes,
-            segment_entries=segment_entries,
             stylesheet=stylesheet,
         )
 
@@ -241,7 +201,7 @@ class UrlsetWriter(_FileWriter):
         For a caller that did not keep ``locs`` while it knew its locations
         could not repeat, and now meets one that might.
         """
-        text = b"".join(self._segments).decode() + "".join(self._batch)
+        text = b"".join(self._encoded).decode() + "".join(self._entries)
         return {unescape(loc, _QUOTES) for loc in _LOC.findall(text)}
 
 

@@ -5,13 +5,8 @@ from typing import Any
 from django.core.files.storage import Storage
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.imagesources import (
-    ImageReader,
-    image_column,
-    plain_file_prefix,
-    target_field,
-    url_of,
-)
+from django_sitemapkit.engine.extensions import ImageReader, plain_file_prefix, target_field, url_of
+from django_sitemapkit.engine.rows import image_column
 from tests.testapp.models import Gallery, Photo
 
 
@@ -55,7 +50,7 @@ def test_only_a_local_storage_has_a_plain_prefix() -> None:
         field.storage = saved
 
 
-def test_column_rows_read_their_last_column() -> None:
-    reader = ImageReader(Covers())
+def test_column_rows_read_their_image_column() -> None:
+    reader = ImageReader(Covers(), True, 2)
     assert reader((1, "slug", "/a.jpg")) == ["/a.jpg"]
     assert reader((1, "slug", "")) == []

@@ -1,4 +1,4 @@
-"""Where a model section's locations come from (django_sitemapkit/engine/routes.py)."""
+"""Where a model section's locations come from (django_sitemapkit/engine/rows.py)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.entries import EntryFactory
-from django_sitemapkit.engine.factory import entry_factory
-from django_sitemapkit.engine.fusedrows import FusedRows
+from django_sitemapkit.engine.entries import EntryFactory, entry_factory
+from django_sitemapkit.engine.fastloop import FastLoop
 from django_sitemapkit.engine.rendering import make_context, render_page
-from django_sitemapkit.engine.routes import UrlRoute, derivation, needs_instances, url_route
-from django_sitemapkit.engine.rows import reads_columns
-from django_sitemapkit.engine.urltemplates import UrlTemplate
+from django_sitemapkit.engine.rows import (
+    UrlRoute,
+    UrlTemplate,
+    derivation,
+    needs_instances,
+    reads_columns,
+    url_route,
+)
 from django_sitemapkit.reversing import Derived, Refused
 from django_sitemapkit.sites import site
 from tests.perrow import PerRow
@@ -214,20 +218,20 @@ def register_pair(model: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_the_fused_loop_writes_int_keys_as_the_per_row_path(
+def test_the_fast_loop_writes_int_keys_as_the_per_row_path(
     sitemaps: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     Author.objects.bulk_create(Author(pk=pk, name=f"n{pk}") for pk in (1, 2, 10, 999, 10**9))
     register_pair(AuthorByArgs)
     derived = site._registry["derived"]
-    assert FusedRows.prepare(derived, entry_factory(derived, make_context(BASE))) is not None
+    assert FastLoop.prepare(derived, entry_factory(derived, make_context(BASE))) is not None
     calls: list[Any] = []
     general = EntryFactory.__call__
     monkeypatch.setattr(
         EntryFactory, "__call__", lambda self, row: calls.append(row) or general(self, row)
     )
     fast = render_page("derived", 1, base_url=BASE, sitemaps=site)
-    assert calls == []  # every row through the fused loop
+    assert calls == []  # every row through the fast loop
     slow = render_page("slow", 1, base_url=BASE, sitemaps=site)
     assert len(calls) == 5
     assert fast.content == slow.content

@@ -39,4 +39,4 @@ def test_whatever_urls_users_give_the_file_validates(urls: list[str]) -> None:
     writer = UrlsetWriter(namespaces={"image": IMAGE_NS})
     xml = images_xml(urls, BASE).xml
     writer.add_xml(f"<url><loc>{BASE}/p</loc>{xml}</url>\n")
-    validate_urlset(b"".join(writer.pieces()))
+    validate_urlset(writer.content())

@@ -23,7 +23,7 @@ NEWS = {
 def valid(xml: str) -> Any:
     writer = UrlsetWriter(namespaces={"news": NEWS_NS})
     writer.add_xml(f"<url><loc>https://www.example.com/n</loc>{xml}</url>\n")
-    return validate_urlset(b"".join(writer.pieces()))
+    return validate_urlset(writer.content())
 
 
 def test_an_article_of_the_last_two_days() -> None:

@@ -47,7 +47,7 @@ def test_an_index_is_a_table_of_its_files() -> None:
     writer = IndexWriter(stylesheet="/sitemap.xsl")
     writer.add("https://example.com/sitemap-blog-1.xml", "2026-01-02T03:04:05+00:00")
     writer.add("https://example.com/sitemap-blog-2.xml")
-    document = shown(b"".join(writer.pieces()))
+    document = shown(writer.content())
     assert document.xpath("//h1")[0].text_content() == "Sitemap index"
     assert "names 2 sitemap file(s)" in " ".join(document.text_content().split())
     assert cells(document) == [
@@ -74,7 +74,7 @@ def test_a_page_lists_url_lastmod_frequency_priority_alternates_and_images() -> 
         "<image:image><image:loc>https://example.com/2.png</image:loc></image:image></url>\n"
     )
     writer.add_xml("<url><loc>https://example.com/b/</loc></url>\n")
-    document = shown(b"".join(writer.pieces()))
+    document = shown(writer.content())
     headings = [th.text_content() for th in document.xpath("//thead//th")]
     assert headings == [
         "#",
@@ -97,7 +97,7 @@ def test_a_page_lists_url_lastmod_frequency_priority_alternates_and_images() -> 
 def test_columns_without_values_are_left_out() -> None:
     writer = UrlsetWriter(stylesheet="/sitemap.xsl")
     writer.add_xml("<url><loc>https://example.com/</loc></url>\n")
-    headings = [th.text_content() for th in shown(b"".join(writer.pieces())).xpath("//th")]
+    headings = [th.text_content() for th in shown(writer.content()).xpath("//th")]
     assert headings == ["#", "URL", "Last modified", "Alternates", "Images"]
 
 
@@ -107,11 +107,9 @@ def test_the_instruction_follows_the_declaration_and_is_the_only_change() -> Non
         writer.add_xml("<url><loc>https://example.com/</loc></url>\n")
     line = b'<?xml-stylesheet type="text/xsl" href="/maps/sitemap.xsl"?>\n'
     declaration = b'<?xml version="1.0" encoding="UTF-8"?>\n'
-    assert b"".join(styled.pieces()) == b"".join(plain.pieces()).replace(
-        declaration, declaration + line, 1
-    )
-    assert styled.size == len(b"".join(styled.pieces()))
-    assert b"xml-stylesheet" not in b"".join(plain.pieces())
+    assert styled.content() == plain.content().replace(declaration, declaration + line, 1)
+    assert styled.size == len(styled.content())
+    assert b"xml-stylesheet" not in plain.content()
     assert stylesheet_instruction(None) == ""
 
 
@@ -119,7 +117,7 @@ def test_the_instruction_follows_the_declaration_and_is_the_only_change() -> Non
 def test_any_href_is_written_as_a_well_formed_instruction(href: str) -> None:
     writer = IndexWriter(stylesheet=href)
     writer.add("https://example.com/sitemap-a-1.xml")
-    root = etree.fromstring(b"".join(writer.pieces()))
+    root = etree.fromstring(writer.content())
     [instruction] = [node for node in root.itersiblings(preceding=True)]
     assert instruction.target == "xml-stylesheet"
     assert instruction.get("type") == "text/xsl"

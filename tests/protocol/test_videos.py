@@ -23,7 +23,7 @@ MINIMAL = {
 def valid(*videos: str) -> Any:
     writer = UrlsetWriter(namespaces={"video": VIDEO_NS})
     writer.add_xml(f"<url><loc>https://www.example.com/v</loc>{''.join(videos)}</url>\n")
-    return validate_urlset(b"".join(writer.pieces()))
+    return validate_urlset(writer.content())
 
 
 def test_every_tag_in_the_schemas_order() -> None:

@@ -1,5 +1,4 @@
-"""The values the fused loop writes as they are: a lastmod's text, a plain image's tail, and a
-segment of plain rows at once.
+"""The values the fast loop writes as they are: a lastmod's text and a plain image.
 
 Each returns the text the general path would write, or None where only the
 general path can tell (the row then goes through it).
@@ -8,18 +7,14 @@ general path can tell (the row then goes through it).
 from __future__ import annotations
 
 import datetime
-import re
 import zoneinfo
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.entries import EntryFactory
-from django_sitemapkit.engine.factory import entry_factory
-from django_sitemapkit.engine.plainvalues import lastmod_text, plain_image_tail, plain_segment
+from django_sitemapkit.engine.entries import EntryFactory, entry_factory
+from django_sitemapkit.engine.fastloop import image_xml, lastmod_text
 from django_sitemapkit.engine.rendering import make_context
 from django_sitemapkit.protocol.w3c import format_lastmod
 from django_sitemapkit.sites import site
@@ -138,14 +133,13 @@ def test_a_date_only_section_goes_to_the_general_path(sitemaps: Any) -> None:
     assert text(datetime.date(2026, 1, 2)) is None
 
 
-# --------------------------------------------------------------------------- plain_image_tail
+# --------------------------------------------------------------------------- image_xml
 
 IMAGE = "<image:image><image:loc>{}</image:loc></image:image>"
 
 
 def image_tail(field: str) -> Any:
-    factory = factory_of(Gallery, images_field=field, priority=0.5)
-    return plain_image_tail(next(iter(site._registry.values())), factory)
+    return image_xml(factory_of(Gallery, images_field=field, priority=0.5))
 
 
 @pytest.mark.parametrize(
@@ -155,15 +149,15 @@ def image_tail(field: str) -> Any:
         ("picture", "p/1_a-b.jpg", "/media/p/1_a-b.jpg"),
     ],
 )
-def test_a_plain_image_is_written_after_the_constants(
+def test_a_plain_image_is_written_as_the_general_path_writes_it(
     sitemaps: Any, settings: Any, field: str, value: str, path: str
 ) -> None:
     settings.MEDIA_URL = "/media/"
     tail = image_tail(field)
     assert tail is not None
     url = BASE + path
-    assert tail(value) == f"<priority>0.5</priority>{IMAGE.format(url)}</url>\n"
-    assert tail(None) == tail("") == "<priority>0.5</priority></url>\n"
+    assert tail(value) == IMAGE.format(url)
+    assert tail(None) == tail("") == ""
 
 
 @pytest.mark.parametrize(
@@ -202,57 +196,4 @@ def test_a_file_name_that_a_step_changes_goes_to_the_general_path(
 
 
 def test_a_section_without_an_image_column_has_no_image_tail(sitemaps: Any) -> None:
-    factory = factory_of(Gallery)
-    assert plain_image_tail(next(iter(site._registry.values())), factory) is None
-
-
-def sliced_row_by_row(raw: str) -> bool:
-    """Whether the fused loop's row-by-row path writes ``raw`` sliced (fusedrows._plain_run)."""
-    return len(raw) >= 19 and raw[10] == " " and (len(raw) in (19, 26) or raw.endswith("+00"))
-
-
-SEGMENT_TEXT = st.one_of(
-    st.sampled_from(
-        [
-            "2026-01-02 03:04:05",
-            "2026-01-02 03:04:05.123456",
-            "2026-01-02 03:04:05+00",
-            "2026-01-02 03:04:05.5+00",
-            "2026-01-02T03:04:05",
-            "2026-01-02 03:04:05+01",
-            "2026-01-02 03:04:05.12+0100",
-        ]
-    ),
-    st.text(alphabet="0123456789 :.+-T\n", min_size=15, max_size=30),
-)
-
-
-@given(
-    values=st.lists(st.text(alphabet="ab09_-/é\n", max_size=6), min_size=1, max_size=6),
-    texts=st.lists(SEGMENT_TEXT, min_size=6, max_size=6),
-)
-def test_a_segment_is_written_at_once_only_as_row_by_row_would_write_it(
-    values: list[str], texts: list[str]
-) -> None:
-    rows = [(n, value, text) for n, (value, text) in enumerate(zip(values, texts, strict=False))]
-    elements = plain_segment(rows, "<url><loc>https://x/a/", "/", "</url>\n", 2, 100)
-    if elements is None:
-        return
-    for (_key, value, text), element in zip(rows, elements, strict=True):
-        assert re.fullmatch(r"[A-Za-z0-9_-]+", value)
-        assert sliced_row_by_row(text)
-        assert element == (
-            f"<url><loc>https://x/a/{value}/</loc>"
-            f"<lastmod>{text[:10]}T{text[11:19]}+00:00</lastmod></url>\n"
-        )
-
-
-def test_segments_of_the_databases_utc_texts_are_written_at_once() -> None:
-    for texts in (
-        ["2026-01-02 03:04:05"] * 3,
-        ["2026-01-02 03:04:05.123456", "2026-01-02 03:04:06.000001"],
-        ["2026-01-02 03:04:05+00", "2026-01-02 03:04:05.5+00", "2026-01-02 03:04:05.25+00"],
-        ["2026-01-02 03:04:05", "2026-01-02 03:04:05.123456"],
-    ):
-        rows = [(n, f"a{n}", text) for n, text in enumerate(texts)]
-        assert plain_segment(rows, "<url><loc>https://x/a/", "/", "</url>\n", 2, 100)
+    assert image_xml(factory_of(Gallery)) is None

@@ -1,4 +1,5 @@
-"""The fused loop writes a plain image column itself, with the general path's bytes."""
+"""The fast loop writes what the general path writes: plain image columns, runs of plain rows,
+repeated locations, overflows, and changefreq and priority from columns."""
 
 from __future__ import annotations
 
@@ -10,10 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import fusedrows
-from django_sitemapkit.engine.entries import EntryFactory
-from django_sitemapkit.engine.factory import entry_factory
-from django_sitemapkit.engine.fusedrows import FusedRows
+from django_sitemapkit.engine.entries import EntryFactory, entry_factory
+from django_sitemapkit.engine.fastloop import FastLoop
 from django_sitemapkit.engine.rendering import make_context, render_page
 from django_sitemapkit.engine.sections import write_page
 from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, UrlsetWriter
@@ -78,14 +77,12 @@ def both(values: list[str], field: str) -> tuple[bytes, bytes]:
 
 
 @pytest.mark.parametrize("field", ["cover", "picture"])
-def test_a_plain_image_column_keeps_the_fused_loop(
-    sitemaps: Any, settings: Any, field: str
-) -> None:
+def test_a_plain_image_column_keeps_the_fast_loop(sitemaps: Any, settings: Any, field: str) -> None:
     settings.MEDIA_URL = "/media/"
     register(field)
     fast = site._registry["fast"]
     factory = entry_factory(fast, make_context(BASE))
-    assert FusedRows.prepare(fast, factory) is not None
+    assert FastLoop.prepare(fast, factory) is not None
     values = AWKWARD if field == "cover" else [v.lstrip("/") for v in AWKWARD]
     slow, fast_bytes = both(values, field)
     assert fast_bytes == slow
@@ -128,7 +125,7 @@ def test_awkward_values_give_the_same_bytes_either_way(
 
 # --------------------------------------------------------------------------- runs of plain rows
 
-# Slugs the fused loop writes itself, and slugs only the general path can write.
+# Slugs the fast loop writes itself, and slugs only the general path can write.
 PLAIN_SLUG = st.text(alphabet="abcXYZ019_-", min_size=1, max_size=12)
 AWKWARD_SLUG = st.one_of(
     st.text(alphabet=st.sampled_from("ab/%é€ ?#&'\"<.~😀"), max_size=12),
@@ -145,7 +142,6 @@ LIMITS = {
     # Past a few entries (some 100 bytes each), or never.
     "max_bytes": st.one_of(st.integers(400, 1500), st.just(MAX_BYTES_PER_FILE)),
 }
-SMALL_SEGMENT = 3
 
 
 def register_pair(model: type, url_name: str, kwargs: dict[str, str], **attributes: Any) -> None:
@@ -170,38 +166,26 @@ def register_pair(model: type, url_name: str, kwargs: dict[str, str], **attribut
 
 
 def written(section: str, max_bytes: int) -> tuple[Any, ...]:
-    """Page 1 of ``section`` into a writer of small segments: everything a build keeps of it."""
+    """Page 1 of ``section``: everything a render keeps of it."""
     sitemap = site._registry[section]
     context = make_context(BASE)
     factory = entry_factory(sitemap, context)
-    writer = UrlsetWriter(
-        max_entries=sitemap.limit, max_bytes=max_bytes, segment_entries=SMALL_SEGMENT
-    )
+    writer = UrlsetWriter(max_entries=sitemap.limit, max_bytes=max_bytes)
     newest, overflow_key = write_page(sitemap, 1, context, factory, writer)
-    pieces = writer.pieces()
-    return (
-        pieces,
-        writer.segment_cuts,
-        writer.segment_skips,
-        factory.skipped,
-        newest,
-        overflow_key,
-    )
+    return writer.content(), factory.skipped, newest, overflow_key
 
 
-def same_either_way(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+def same_either_way() -> tuple[Any, ...]:
     """The fast section writes what the slow one writes; the fast one's page."""
-    # Runs of plain rows are added a few at a time: several runs to a page.
-    monkeypatch.setattr(fusedrows, "SEGMENT_ENTRIES", SMALL_SEGMENT)
     fast = site._registry["fast"]
-    assert FusedRows.prepare(fast, entry_factory(fast, make_context(BASE))) is not None
+    assert FastLoop.prepare(fast, entry_factory(fast, make_context(BASE))) is not None
     max_bytes = fast.max_bytes
     slow_page, fast_page = written("slow", max_bytes), written("fast", max_bytes)
-    names = ("pieces", "segment cuts", "segment skips", "skipped", "lastmod", "overflow key")
+    names = ("content", "skipped", "lastmod", "overflow key")
     for name, slow_value, fast_value in zip(names, slow_page, fast_page, strict=True):
         assert fast_value == slow_value, name
-    if len(fast_page[0]) > 2:  # an empty <urlset> is never served
-        validate_urlset(b"".join(fast_page[0]))
+    if fast_page[0].count(b"<url>"):  # an empty <urlset> is never served
+        validate_urlset(fast_page[0])
     return fast_page
 
 
@@ -222,7 +206,7 @@ def stories_either_way(
         Story(slug=slug and f"{n:02d}{slug}", title="t", published_at=lastmod)
         for n, (slug, lastmod) in enumerate(rows)
     )
-    same_either_way(monkeypatch)
+    same_either_way()
 
 
 @settings(
@@ -264,7 +248,7 @@ def test_unique_slugs_in_runs_give_the_same_page_either_way(
     at=st.integers(0, 30),
     **LIMITS,
 )
-def test_segments_of_plain_rows_checked_at_once_give_the_same_page(
+def test_plain_rows_among_others_give_the_same_page(
     sitemaps: Any,
     monkeypatch: pytest.MonkeyPatch,
     plain: list[tuple[str, datetime.datetime]],
@@ -273,8 +257,7 @@ def test_segments_of_plain_rows_checked_at_once_give_the_same_page(
     limit: int,
     max_bytes: int,
 ) -> None:
-    # Mostly plain, dated rows: most segments are written by one comprehension
-    # (plainvalues.plain_segment), the others row by row, in any order.
+    # Mostly plain, dated rows, and a few only the general path writes, in any order.
     stories_either_way(monkeypatch, plain[:at] + others + plain[at:], limit * 3, max_bytes)
 
 
@@ -306,7 +289,7 @@ def test_slugs_that_repeat_give_the_same_page_either_way(
         Article(slug=slug, updated_at=T0 + datetime.timedelta(seconds=n % 5))
         for n, slug in enumerate(slugs)
     )
-    same_either_way(monkeypatch)
+    same_either_way()
 
 
 @pytest.mark.parametrize(("rows", "limit"), [(7, 50), (25, 50), (25, 10), (25, 4)])
@@ -317,14 +300,14 @@ def test_int_keys_give_the_same_page_either_way(
     register_pair(Author, "author-detail", {"pk": "pk"}, limit=limit)
     site._registry["fast"].max_bytes = MAX_BYTES_PER_FILE
     Author.objects.bulk_create(Author(name=f"n{n}") for n in range(rows))
-    pieces, *_, overflow_key = same_either_way(monkeypatch)
+    content, *_, overflow_key = same_either_way()
     pks = list(Author.objects.order_by("pk").values_list("pk", flat=True))
-    locs = [url.loc for url in parse_urlset(b"".join(pieces))]
+    locs = [url.loc for url in parse_urlset(content)]
     assert locs == [f"{BASE}/authors/{pk}/" for pk in pks[:limit]]
     assert overflow_key == (pks[limit] if rows > limit else None)
 
 
-def test_an_overflow_mid_run_names_the_first_row_that_did_not_fit(
+def test_an_overflow_names_the_first_row_that_did_not_fit(
     sitemaps: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     register_pair(Story, "article-detail", {"slug": "slug"}, lastmod_field="published_at", limit=5)
@@ -333,10 +316,63 @@ def test_an_overflow_mid_run_names_the_first_row_that_did_not_fit(
         Story(slug=f"s{n}", title="t", published_at=T0 + datetime.timedelta(days=n % 3))
         for n in range(9)
     )
-    pieces, cuts, _, _, newest, overflow_key = same_either_way(monkeypatch)
+    content, _, newest, overflow_key = same_either_way()
     stories = list(Story.objects.order_by("pk"))
     assert overflow_key == stories[5].pk
-    assert len(parse_urlset(b"".join(pieces))) == 5
+    assert len(parse_urlset(content)) == 5
     # The newest of the rows written (s2), not of s5..s8 that did not fit.
     assert newest == T0 + datetime.timedelta(days=2)
-    assert cuts == [stories[2].pk]
+
+
+# --------------------------------------------------------------------------- per-row columns
+
+COLUMN_VALUES = ["daily", "weekly", "Daily", " monthly", "bogus", "0.5", "1", "0.25", "2", ""]
+
+
+@pytest.mark.parametrize("attribute", ["changefreq_field", "priority_field"])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(titles=st.lists(st.sampled_from(COLUMN_VALUES), min_size=1, max_size=12))
+def test_changefreq_and_priority_columns_give_the_same_page_either_way(
+    sitemaps: Any, attribute: str, titles: list[str]
+) -> None:
+    # The general path reads the same column rows where the fast loop is not prepared.
+    register_pair(
+        Story,
+        "article-detail",
+        {"slug": "slug"},
+        lastmod_field="published_at",
+        **{attribute: "title"},
+    )
+    site._registry["fast"].max_bytes = MAX_BYTES_PER_FILE
+    Story.objects.all().delete()
+    Story.objects.bulk_create(
+        Story(slug=f"s{n}", title=title, published_at=T0) for n, title in enumerate(titles)
+    )
+    fast = written("fast", MAX_BYTES_PER_FILE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FastLoop, "prepare", classmethod(lambda cls, sitemap, factory: None))
+        general = written("fast", MAX_BYTES_PER_FILE)
+    assert fast == general
+    validate_urlset(fast[0])
+
+
+def test_valid_column_values_stay_on_the_fast_loop(
+    sitemaps: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_pair(Story, "article-detail", {"slug": "slug"}, priority_field="title")
+    Story.objects.bulk_create(
+        Story(slug=f"s{n}", title=title, published_at=T0) for n, title in enumerate(["0.5", "1"])
+    )
+    calls: list[Any] = []
+    general = EntryFactory.__call__
+    monkeypatch.setattr(
+        EntryFactory, "__call__", lambda self, row: calls.append(row) or general(self, row)
+    )
+    content = render_page("fast", 1, base_url=BASE, sitemaps=site).content
+    assert calls == []
+    assert content.count(b"<priority>0.5</priority>") == content.count(b"<priority>1.0</priority>")
+    assert b"<changefreq>weekly</changefreq><priority>0.5</priority>" in content
