@@ -29,7 +29,7 @@ from django_sitemapkit.engine.rendering import (
     make_context,
     site_time_zone,
 )
-from django_sitemapkit.engine.routes import route_report
+from django_sitemapkit.engine.rows import route_report
 from django_sitemapkit.engine.sections import pages_listing
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.models import SitemapStatus

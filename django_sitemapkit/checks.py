@@ -26,7 +26,7 @@ from django_sitemapkit.conf import (
     clean_base_url,
 )
 from django_sitemapkit.engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
-from django_sitemapkit.engine.routes import route_report
+from django_sitemapkit.engine.rows import route_report
 from django_sitemapkit.notifying.indexnow import config_problems
 from django_sitemapkit.publishing.selection import folder_problem
 from django_sitemapkit.siteconfig import SiteConfig, SitesError, configured_sites, selected_sites

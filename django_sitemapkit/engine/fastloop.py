@@ -28,7 +28,7 @@ from django.urls.converters import IntConverter, PathConverter, SlugConverter, S
 from django_sitemapkit.engine.entries import EntryFactory
 from django_sitemapkit.engine.extensions import plain_file_prefix, target_field
 from django_sitemapkit.engine.rows import RowLayout, database_is_utc, url_values_unique
-from django_sitemapkit.protocol.images import image_element, images_xml
+from django_sitemapkit.protocol.extensionxml import image_element, images_xml
 from django_sitemapkit.protocol.locations import MAX_URL_LENGTH
 from django_sitemapkit.protocol.w3c import Lastmod, is_w3c_datetime, later
 from django_sitemapkit.protocol.writer import (

@@ -24,15 +24,15 @@ from django.utils import timezone
 
 from django_sitemapkit.conf import get_settings
 from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.entries import RenderContext
+from django_sitemapkit.engine.entries import RenderContext, item_access
 from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.routes import url_route
+from django_sitemapkit.engine.rows import url_route
 from django_sitemapkit.engine.sections import listing, page_figures, render_sitemap_page
 from django_sitemapkit.engine.skiplog import one_render
 from django_sitemapkit.protocol.files import STYLESHEET_NAME
 from django_sitemapkit.protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit.protocol.w3c import format_lastmod, later, to_aware
-from django_sitemapkit.protocol.writer import IndexWriter, UrlsetWriter, escape
+from django_sitemapkit.protocol.writer import IndexWriter, UrlsetWriter, url_element
 from django_sitemapkit.reversing import rendering_language
 from django_sitemapkit.siteconfig import SiteConfig, rendering_site
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
@@ -270,17 +270,11 @@ def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
 
 
 def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> RenderedFile:
-    """``/sitemap.xml`` while no section has a URL (see ``empty_site_pieces``)."""
+    """``/sitemap.xml`` while no section has a URL: a ``<urlset>`` of its directory, undated."""
     directory = index_path(namespace).rpartition("/")[0] + "/"  # all it may list is under it
-    pieces = empty_site_pieces(base_url + directory, stylesheet_href(namespace))
-    return RenderedFile(b"".join(pieces), None, url_count=1)
-
-
-def empty_site_pieces(home: str, stylesheet: str | None) -> list[bytes]:
-    """The file's pieces (head, the entry of ``home``, tail), undated."""
-    writer = UrlsetWriter(stylesheet=stylesheet)
-    writer.add_xml(f"<url><loc>{escape(home)}</loc></url>\n")
-    return writer.pieces()
+    writer = UrlsetWriter(stylesheet=stylesheet_href(namespace))
+    writer.add_xml(url_element(base_url + directory))
+    return RenderedFile(writer.content(), None, url_count=1)
 
 
 INDEX_NAME = "sitemap.xml"
@@ -375,10 +369,10 @@ def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object
     if query and sitemap.model is not None:
         queryset = sitemap.get_queryset()
         if rows.reads_columns(sitemap):
-            queryset = queryset.values_list(*rows.row_columns(sitemap))
+            queryset = queryset.values_list(*rows.row_layout(sitemap).columns)
         row = queryset.first()
         if row is not None:
-            samples.append((rows.item_access(sitemap).location(row), False))
+            samples.append((item_access(sitemap).location(row), False))
     return samples
 
 

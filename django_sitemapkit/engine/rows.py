@@ -39,7 +39,6 @@ from django.utils.http import escape_leading_slashes
 
 from django_sitemapkit.engine.extensions import images_field, max_entries, news_window
 from django_sitemapkit.engine.internals import CHUNK_SIZE, iterate_rows, yields_instances
-from django_sitemapkit.engine.keyranges import key_field
 from django_sitemapkit.engine.pages import (
     KeysetPages,
     KeySpan,
@@ -47,9 +46,9 @@ from django_sitemapkit.engine.pages import (
     on_current_site,
     page_table_name,
 )
-from django_sitemapkit.reversing import Derived, Refused, derive_location
 from django_sitemapkit.engine.skiplog import new_page
 from django_sitemapkit.protocol.w3c import Lastmod
+from django_sitemapkit.reversing import Derived, Refused, derive_location
 from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
 
 # What reverse() leaves unquoted (django.urls.resolvers: RFC 3986 sub-delims + "/~:@").
@@ -325,7 +324,7 @@ def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
     field = sitemap.get_lastmod_field()
     return KeysetPages(
         page_table_name(sitemap),
-        news_window(sitemap, narrowed(sitemap, sitemap.get_queryset())),
+        news_window(sitemap, on_current_site(sitemap, sitemap.get_queryset())),
         limit=rows_per_page(sitemap),
         lastmod_field=None if field is None else field.name,
     )
