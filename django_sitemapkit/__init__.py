@@ -14,13 +14,13 @@ Everything a project imports is here::
 
 from importlib.metadata import PackageNotFoundError, version
 
-from django_sitemapkit.building.builder import BuildError, BuildResult
-from django_sitemapkit.conf import BaseUrlError
-from django_sitemapkit.publishing.base import BuildLocked, PublishError
-from django_sitemapkit.serving.robots import robots_txt
-from django_sitemapkit.siteconfig import SiteConfig, current_site
-from django_sitemapkit.sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
-from django_sitemapkit.sites import (
+from django_sitemapkit._building.builder import BuildError, BuildResult
+from django_sitemapkit._conf import BaseUrlError
+from django_sitemapkit._publishing.base import BuildLocked, PublishError
+from django_sitemapkit._serving.robots import robots_txt
+from django_sitemapkit._siteconfig import SiteConfig, current_site
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
+from django_sitemapkit._sites import (
     AlreadyRegistered,
     NotRegistered,
     SitemapSite,

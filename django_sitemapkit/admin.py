@@ -2,7 +2,7 @@
 
 Whether the data is newer than the build is found by scanning each model
 section's pages (one aggregate query a section), as the views never do: they
-go by the writes the app saw (serving/cache.py), which these pages report too.
+go by the writes the app saw (_serving/cache.py), which these pages report too.
 
 The admin page hangs on a proxy model (``SitemapStatus``) so that it appears
 in the admin index, under the app, for staff with its "view" permission;
@@ -22,24 +22,24 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
-from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.rendering import (
+from django_sitemapkit._engine import rows
+from django_sitemapkit._engine.rendering import (
     SectionRegistry,
     SiteSections,
     make_context,
     site_time_zone,
 )
-from django_sitemapkit.engine.rows import route_report
-from django_sitemapkit.engine.sections import pages_listing
-from django_sitemapkit.engine.skiplog import one_render
+from django_sitemapkit._engine.rows import route_report
+from django_sitemapkit._engine.sections import pages_listing
+from django_sitemapkit._engine.skiplog import one_render
+from django_sitemapkit._publishing.base import Manifest, PublishError
+from django_sitemapkit._publishing.selection import get_publisher
+from django_sitemapkit._reversing import rendering_language
+from django_sitemapkit._serving.cache import build_holds_writes
+from django_sitemapkit._siteconfig import SiteConfig, rendering_site, selected_sites
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit._sites import site
 from django_sitemapkit.models import SitemapStatus
-from django_sitemapkit.publishing.base import Manifest, PublishError
-from django_sitemapkit.publishing.selection import get_publisher
-from django_sitemapkit.reversing import rendering_language
-from django_sitemapkit.serving.cache import build_holds_writes
-from django_sitemapkit.siteconfig import SiteConfig, rendering_site, selected_sites
-from django_sitemapkit.sitemaps import ModelSitemap, Sitemap
-from django_sitemapkit.sites import site
 
 TEMPLATE = "admin/django_sitemapkit/status.html"
 
@@ -56,7 +56,7 @@ class SectionStatus:
     # Why the section is stale, in a few words, or "".
     reason: str = ""
     # A model section's URLs: a URL pattern filled from columns (the fast
-    # path) or location() per row, and why (see engine/routes.py).
+    # path) or location() per row, and why (see _engine/rows.py).
     fast_path: bool | None = None
     urls_from: str = ""
 

@@ -1,7 +1,7 @@
 """The app: its system checks, and what a committed write of a row that sections list sets off.
 
 A save or delete through the ORM marks the sections listing the row written
-(serving/cache.py), once committed. Under ``REBUILD_AFTER_COMMIT`` it also
+(_serving/cache.py), once committed. Under ``REBUILD_AFTER_COMMIT`` it also
 enqueues a background rebuild of the default registry's sections: at most one
 per section per ``REBUILD_DEBOUNCE`` seconds, decided on the shared cache (the
 first commit of a window adds the section's key, which ``cache.add`` does
@@ -31,16 +31,16 @@ from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from django_sitemapkit import checks as sitemap_checks
-from django_sitemapkit.conf import CACHE_KEY_PREFIX, get_settings
-from django_sitemapkit.serving.cache import (
+from django_sitemapkit import _checks as sitemap_checks
+from django_sitemapkit._conf import CACHE_KEY_PREFIX, get_settings
+from django_sitemapkit._serving.cache import (
     check_cache_across_processes,
     sections_of,
     sections_written,
 )
-from django_sitemapkit.siteconfig import SitesError, configured_sites
-from django_sitemapkit.sites import autodiscover, registries
-from django_sitemapkit.sites import site as default_site
+from django_sitemapkit._siteconfig import SitesError, configured_sites
+from django_sitemapkit._sites import autodiscover, registries
+from django_sitemapkit._sites import site as default_site
 
 
 class SimpleSitemapkitConfig(AppConfig):

@@ -1,10 +1,10 @@
-"""Persistent page boundaries of model sections (see ``engine/pages.py``)."""
+"""Persistent page boundaries of model sections (see ``_engine/pages.py``)."""
 
 from __future__ import annotations
 
 from django.db import models
 
-from django_sitemapkit.engine.pages import PageManager
+from django_sitemapkit._engine.pages import PageManager
 
 
 class SitemapPage(models.Model):

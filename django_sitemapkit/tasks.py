@@ -16,8 +16,8 @@ try:
 except ImportError:  # Django 5.2: the django-tasks backport
     from django_tasks import task  # type: ignore[no-redef,unused-ignore]
 
-from django_sitemapkit.building.builder import BuildResult
-from django_sitemapkit.sites import build
+from django_sitemapkit._building.builder import BuildResult
+from django_sitemapkit._sites import build
 
 # How long a rebuild waits for another build of the same site to finish.
 LOCK_WAIT_SECONDS = 300.0

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from moto import server as moto_server
 
-from django_sitemapkit.sites import site
+from django_sitemapkit._sites import site
 from tests.xsd import validate_index, validate_urlset
 
 # Examples are checked for what they assert, never for how long they take: a loaded CI

@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from django_sitemapkit.serving.robots import robots_txt
+from django_sitemapkit._serving.robots import robots_txt
 
 urlpatterns = [
     path("robots.txt", robots_txt, name="robots-txt"),

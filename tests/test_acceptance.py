@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
-from django_sitemapkit.protocol.w3c import format_datetime
+from django_sitemapkit._checks import check_sites
+from django_sitemapkit._protocol.w3c import format_datetime
 from tests.testapp.models import Article, Author, Event
 from tests.utils import crawl, get_ok, parse_index, parse_urlset, path_of
 

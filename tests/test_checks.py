@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_index_directory, check_settings, check_sites
+from django_sitemapkit._checks import check_index_directory, check_settings, check_sites
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Author, Event, Tag
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.serving.cache import sections_of
+from django_sitemapkit._serving.cache import sections_of
 from tests import contrib_sitemaps
 from tests.contribviews import HOST, by_loc, contrib_files, same_day, sitemapkit_files
 from tests.contribviews import entries as entries_of

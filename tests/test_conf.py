@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from django.test import RequestFactory
 
-from django_sitemapkit.conf import BaseUrlError, base_url, clean_base_url, get_settings
+from django_sitemapkit._conf import BaseUrlError, base_url, clean_base_url, get_settings
 
 
 def test_defaults(settings: Any) -> None:

@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import override_settings
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
+from django_sitemapkit._checks import check_sites
 from tests.contribviews import Entry, by_loc, contrib_files, same_day, sitemapkit_files
 from tests.testapp.models import Entry as BlogEntry
 from tests.urls_own_urls import SITEMAPS, WeblogSitemap

@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
+from django_sitemapkit._checks import check_sites
 from tests import contrib_sitemaps
 from tests.contribviews import entries, sitemapkit_files
 from tests.testapp.models import Entry

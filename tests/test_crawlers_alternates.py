@@ -35,7 +35,7 @@ from lxml import etree
 from pytest_django.live_server_helper import LiveServer
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.serving.robots import robots_txt
+from django_sitemapkit._serving.robots import robots_txt
 from tests import contrib_sitemaps, urls_i18n
 from tests.testapp.models import Entry
 from tests.utils import run_spider

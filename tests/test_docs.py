@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from django_sitemapkit.conf import DEFAULTS
+from django_sitemapkit._conf import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "django_sitemapkit"

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit._sites import site as default_site
 from django_sitemapkit.models import SitemapPage
-from django_sitemapkit.sites import site as default_site
 from tests.perrow import PerRow
 from tests.rfc3986 import is_sitemap_url
 from tests.testapp.models import Article, Event

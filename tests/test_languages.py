@@ -15,7 +15,7 @@ from django.test.utils import override_settings
 from django.utils import translation
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.reversing import default_language
+from django_sitemapkit._reversing import default_language
 from tests import contrib_sitemaps
 from tests.contribviews import HOST, entries, get, index_locs
 from tests.testapp.models import Entry

@@ -20,8 +20,8 @@ from django.test import Client, RequestFactory
 from django.utils.http import http_date, parse_http_date
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.rendering import RenderedFile
-from django_sitemapkit.serving.views import _respond, last_modified_stamp
+from django_sitemapkit._engine.rendering import RenderedFile
+from django_sitemapkit._serving.views import _respond, last_modified_stamp
 from tests.testapp.models import Article
 from tests.utils import parse_index, parse_urlset
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.sites import AlreadyRegistered, NotRegistered, default_section_name
+from django_sitemapkit._sites import AlreadyRegistered, NotRegistered, default_section_name
 from tests.testapp.models import Article, Author, Tag
 from tests.utils import parse_index, parse_urlset, path_of
 

@@ -1,4 +1,4 @@
-"""Reading get_absolute_url() as a URL pattern (django_sitemapkit/reversing.py).
+"""Reading get_absolute_url() as a URL pattern (django_sitemapkit/_reversing.py).
 
 Accepted shapes give the pattern and the fields filling it; every other shape
 is refused at the line that stopped it, and the section keeps calling the
@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.rendering import render_page
-from django_sitemapkit.engine.rows import reads_columns, url_route
-from django_sitemapkit.reversing import Derived, Refused, derive_location, read_method
-from django_sitemapkit.sites import site
+from django_sitemapkit._engine.rendering import render_page
+from django_sitemapkit._engine.rows import reads_columns, url_route
+from django_sitemapkit._reversing import Derived, Refused, derive_location, read_method
+from django_sitemapkit._sites import site
 from tests.testapp.models import Article, Author, Gallery, Photo
 from tests.utils import parse_urlset
 
@@ -120,7 +120,7 @@ def test_accepted_shapes(model: Any, method: Any, expected: tuple[Any, ...]) -> 
 
 
 def test_a_foreign_keys_column_is_accepted() -> None:
-    """``self.<fk>_id`` is the column's value, as reversing.py accepts it.
+    """``self.<fk>_id`` is the column's value, as _reversing.py accepts it.
 
     Fails: Options.get_field() also finds a field by its attname, so
     ``get_field("gallery_id")`` is the foreign key itself and _Reader.field()

@@ -15,9 +15,9 @@ from django.utils import timezone
 from usp.tree import sitemap_from_str
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
-from django_sitemapkit.engine.rendering import render_page
-from django_sitemapkit.sites import site
+from django_sitemapkit._checks import check_sites
+from django_sitemapkit._engine.rendering import render_page
+from django_sitemapkit._sites import site
 from tests.stories import StorySitemap
 from tests.testapp.models import Gallery, Photo, Story
 from tests.utils import get_ok, parse_index, path_of
@@ -267,7 +267,7 @@ def test_the_byte_limit_counts_the_extensions(
     sitemaps: Any, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # About 95,000 bytes of images per entry: two entries a file under 200,000 bytes.
-    monkeypatch.setattr("django_sitemapkit.engine.entries.MAX_BYTES_PER_FILE", 200_000)
+    monkeypatch.setattr("django_sitemapkit._engine.entries.MAX_BYTES_PER_FILE", 200_000)
     sitemapkit.register(section="heavy")(HeavySitemap)
     index = parse_index(get_ok(client, "/sitemap.xml"))
     assert len(index) == 3

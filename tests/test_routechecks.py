@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db.models import QuerySet
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_url_routes
+from django_sitemapkit._checks import check_url_routes
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Document, Event
 

@@ -19,7 +19,7 @@ from django.test import Client, TestCase
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import BuildError
+from django_sitemapkit._building.builder import BuildError
 from tests.s3 import use_new_bucket
 from tests.testapp.models import Article, Product, Tag
 from tests.utils import parse_index, parse_urlset, path_of

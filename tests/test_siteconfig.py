@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from django_sitemapkit.checks import check_index_directory, check_settings
-from django_sitemapkit.siteconfig import (
+from django_sitemapkit._checks import check_index_directory, check_settings
+from django_sitemapkit._siteconfig import (
     SiteConfig,
     SitesError,
     configured_sites,

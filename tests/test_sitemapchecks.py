@@ -8,7 +8,7 @@ import pytest
 from django.test.utils import override_settings
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
+from django_sitemapkit._checks import check_sites
 from tests.testapp.models import Article, Author, Entry
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.rendering import render_index, render_page
-from django_sitemapkit.engine.rows import reads_columns
-from django_sitemapkit.sites import site
+from django_sitemapkit._engine import sections
+from django_sitemapkit._engine.rendering import render_index, render_page
+from django_sitemapkit._engine.rows import reads_columns
+from django_sitemapkit._sites import site
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Author, Event, Product, Tag
 from tests.utils import parse_index, parse_urlset
@@ -319,7 +319,7 @@ def test_a_whole_page_streams_from_a_server_side_cursor(
 ) -> None:
     from django.db import connection
 
-    from django_sitemapkit.engine.rendering import make_context
+    from django_sitemapkit._engine.rendering import make_context
 
     @sitemapkit.register(Article)
     class Fast(sitemapkit.ModelSitemap):

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.core.management.base import CommandError, CommandParser
 
-from django_sitemapkit.siteconfig import add_site_option, chosen_sites
+from django_sitemapkit._siteconfig import add_site_option, chosen_sites
 
 SITES = {
     "blog": {"BASE_URL": "https://blog.example.com"},

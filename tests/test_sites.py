@@ -13,8 +13,8 @@ from django.apps import apps
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
-from django_sitemapkit.sites import SitemapSite
+from django_sitemapkit._checks import check_sites
+from django_sitemapkit._sites import SitemapSite
 from tests.testapp.models import Tag
 from tests.utils import get_ok, parse_index, parse_urlset
 from tests.xsd import validate_index, validate_urlset

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
-from django_sitemapkit.serving.cache import check_cache_across_processes
+from django_sitemapkit._serving.cache import check_cache_across_processes
 
 LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 FILES = {

@@ -130,6 +130,6 @@ def test_a_read_only_build_folder_fails_the_task_with_publish_error(
             call_command("sitemapkit_build")
     assert result.status == "FAILED"
     [error] = result.errors
-    assert error.exception_class_path == "django_sitemapkit.publishing.base.PublishError"
+    assert error.exception_class_path == "django_sitemapkit._publishing.base.PublishError"
     assert "Cannot write the sitemap files: [Errno 13] Permission denied" in error.traceback
     assert published(shared_build_dir) == before

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 
-from django_sitemapkit.serving.robots import robots_txt
+from django_sitemapkit._serving.robots import robots_txt
 from tests.testapp import views
 
 urlpatterns = [

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from django_sitemapkit.sites import SitemapSite, site
+from django_sitemapkit._sites import SitemapSite, site
 from tests.testapp import views
 
 news = SitemapSite("news")

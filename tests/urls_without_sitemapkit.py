@@ -3,7 +3,7 @@
 from django.urls import path
 from django.views.generic import TemplateView
 
-from django_sitemapkit.serving.robots import robots_txt
+from django_sitemapkit._serving.robots import robots_txt
 from tests.testapp import views
 
 urlpatterns = [

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django_sitemapkit.sites import site as default_site
+from django_sitemapkit._sites import site as default_site
 
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 # An edit as the ORM makes it: updated_at moves with the row.

@@ -14,11 +14,11 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.building.builder import BuildError
-from django_sitemapkit.protocol.files import stylesheet_bytes
-from django_sitemapkit.publishing.base import PublishError
-from django_sitemapkit.publishing.localfolder import LOCK_NAME
-from django_sitemapkit.publishing.selection import get_publisher, published_file
+from django_sitemapkit._building.builder import BuildError
+from django_sitemapkit._protocol.files import stylesheet_bytes
+from django_sitemapkit._publishing.base import PublishError
+from django_sitemapkit._publishing.localfolder import LOCK_NAME
+from django_sitemapkit._publishing.selection import get_publisher, published_file
 from tests.building.builds import EDITED, T0, build, published
 from tests.testapp.models import Article, Tag
 from tests.utils import parse_index, parse_urlset, path_of

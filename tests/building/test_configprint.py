@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from django_sitemapkit.building.builder import config_fingerprint
-from django_sitemapkit.sites import site as default_site
+from django_sitemapkit._building.builder import config_fingerprint
+from django_sitemapkit._sites import site as default_site
 from tests.building.builds import build
 from tests.utils import parse_urlset
 

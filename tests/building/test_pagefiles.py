@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.engine.rendering import render_index
-from django_sitemapkit.publishing.selection import get_publisher
-from django_sitemapkit.sites import site as default_site
+from django_sitemapkit._engine.rendering import render_index
+from django_sitemapkit._publishing.selection import get_publisher
+from django_sitemapkit._sites import site as default_site
 from tests.building.builds import EDITED, T0, assert_same_as_full_build, build, published
 from tests.testapp.models import Article
 from tests.utils import parse_index, path_of

@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import OperationalError, connections
 
-from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.keyranges import RangeAggregator
+from django_sitemapkit._engine import sections
+from django_sitemapkit._engine.keyranges import RangeAggregator
 from tests.building.builds import build, published
 from tests.utils import parse_index, path_of
 

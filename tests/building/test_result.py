@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django_sitemapkit.building.builder import BuildResult
+from django_sitemapkit._building.builder import BuildResult
 
 
 def test_summary_counts_files_urls_and_bytes() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.engine import sections
+from django_sitemapkit._engine import sections
 from tests.building.builds import EDITED, build, published
 from tests.testapp.models import Article
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import rows
+from django_sitemapkit._engine import rows
 from tests.contribviews import HOST, entries, get
 from tests.perrow import PerRow
 from tests.testapp.models import Entry

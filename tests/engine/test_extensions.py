@@ -6,15 +6,15 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.entries import new_writer
-from django_sitemapkit.engine.extensions import (
+from django_sitemapkit._engine.entries import new_writer
+from django_sitemapkit._engine.extensions import (
     EntryRejected,
     Extensions,
     max_entries,
     namespaces,
     news_window,
 )
-from django_sitemapkit.engine.rows import rows_per_page
+from django_sitemapkit._engine.rows import rows_per_page
 from tests.testapp.models import Gallery, Story
 
 BASE = "https://www.example.com"

@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.entries import EntryFactory, entry_factory
-from django_sitemapkit.engine.fastloop import FastLoop
-from django_sitemapkit.engine.rendering import make_context, render_page
-from django_sitemapkit.engine.sections import write_page
-from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE, UrlsetWriter
-from django_sitemapkit.sites import site
+from django_sitemapkit._engine.entries import EntryFactory, entry_factory
+from django_sitemapkit._engine.fastloop import FastLoop
+from django_sitemapkit._engine.rendering import make_context, render_page
+from django_sitemapkit._engine.sections import write_page
+from django_sitemapkit._protocol.writer import MAX_BYTES_PER_FILE, UrlsetWriter
+from django_sitemapkit._sites import site
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Author, Gallery, Story
 from tests.utils import parse_urlset

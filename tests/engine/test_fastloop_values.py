@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.entries import EntryFactory, entry_factory
-from django_sitemapkit.engine.fastloop import image_xml, lastmod_text
-from django_sitemapkit.engine.rendering import make_context
-from django_sitemapkit.protocol.w3c import format_lastmod
-from django_sitemapkit.sites import site
+from django_sitemapkit._engine.entries import EntryFactory, entry_factory
+from django_sitemapkit._engine.fastloop import image_xml, lastmod_text
+from django_sitemapkit._engine.rendering import make_context
+from django_sitemapkit._protocol.w3c import format_lastmod
+from django_sitemapkit._sites import site
 from tests.testapp.models import Article, Event, Gallery
 
 BASE = "https://www.example.com"

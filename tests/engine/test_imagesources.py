@@ -5,8 +5,13 @@ from typing import Any
 from django.core.files.storage import Storage
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.extensions import ImageReader, plain_file_prefix, target_field, url_of
-from django_sitemapkit.engine.rows import image_column
+from django_sitemapkit._engine.extensions import (
+    ImageReader,
+    plain_file_prefix,
+    target_field,
+    url_of,
+)
+from django_sitemapkit._engine.rows import image_column
 from tests.testapp.models import Gallery, Photo
 
 

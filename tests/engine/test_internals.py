@@ -1,4 +1,4 @@
-"""What engine/internals.py takes from Django's private ORM API, checked against the ORM itself.
+"""What _engine/internals.py takes from Django's private ORM API, checked against the ORM itself.
 
 Each test compares an internals function with the public API doing the same
 job (``values_list()``, ``cursor.execute()``) on columns whose values the
@@ -22,8 +22,8 @@ from django.db.models.functions import Cast
 from django.db.models.query import ModelIterable
 from django.db.models.sql import compiler as sql_compiler
 
-from django_sitemapkit.engine import internals
-from django_sitemapkit.engine.internals import (
+from django_sitemapkit._engine import internals
+from django_sitemapkit._engine.internals import (
     bound_alias,
     compiled_sql,
     converted_rows,

@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from django_sitemapkit.engine import keyranges
-from django_sitemapkit.engine.keyranges import KeyRange, PageFigures, RangeAggregator, RangeStats
+from django_sitemapkit._engine import keyranges
+from django_sitemapkit._engine.keyranges import KeyRange, PageFigures, RangeAggregator, RangeStats
 from tests.testapp.models import Article, Document
 
 pytestmark = pytest.mark.django_db

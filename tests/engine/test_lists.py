@@ -9,9 +9,9 @@ import pytest
 from django.contrib.sitemaps import GenericSitemap
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rendering import make_context
+from django_sitemapkit._engine import sections
+from django_sitemapkit._engine.pages import PageNotFound
+from django_sitemapkit._engine.rendering import make_context
 from tests.testapp.models import Entry
 
 pytestmark = pytest.mark.django_db

@@ -14,14 +14,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import rows
-from django_sitemapkit.engine.pages import KeysetPages, Page, PageManager, PageNotFound, Recording
-from django_sitemapkit.engine.rendering import render_index, render_page
-from django_sitemapkit.engine.sections import PROBE_ROWS
+from django_sitemapkit._engine import rows
+from django_sitemapkit._engine.pages import KeysetPages, Page, PageManager, PageNotFound, Recording
+from django_sitemapkit._engine.rendering import render_index, render_page
+from django_sitemapkit._engine.sections import PROBE_ROWS
+from django_sitemapkit._serving.cache import file_cache, section_tokens
+from django_sitemapkit._sites import SitemapSite, site
+from django_sitemapkit._sites import site as default_site
 from django_sitemapkit.models import SitemapPage
-from django_sitemapkit.serving.cache import file_cache, section_tokens
-from django_sitemapkit.sites import SitemapSite, site
-from django_sitemapkit.sites import site as default_site
 from tests.testapp.models import Article, Document
 from tests.utils import parse_index, parse_urlset
 
@@ -146,7 +146,7 @@ def test_page_render_splits_a_grown_last_page(sitemaps: Any) -> None:
 
 
 def test_byte_limit_splits_pages(sitemaps: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("django_sitemapkit.engine.entries.MAX_BYTES_PER_FILE", 4000)
+    monkeypatch.setattr("django_sitemapkit._engine.entries.MAX_BYTES_PER_FILE", 4000)
     Article.objects.bulk_create(Article(slug=f"{i}-" + "x" * 300, updated_at=T0) for i in range(30))
     register_articles(limit=50)
     # Rendering page 1 stops at the byte limit and cuts the page there.
@@ -358,7 +358,7 @@ def test_a_page_split_meanwhile_is_not_split_again(sitemaps: SitemapSite) -> Non
 def test_a_read_only_process_keeps_its_cache_when_a_page_does_not_fit(
     sitemaps: SitemapSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("django_sitemapkit.engine.entries.MAX_BYTES_PER_FILE", 4000)
+    monkeypatch.setattr("django_sitemapkit._engine.entries.MAX_BYTES_PER_FILE", 4000)
     Article.objects.bulk_create(Article(slug=f"{i}-" + "x" * 300, updated_at=T0) for i in range(30))
     register_articles(limit=50)
     cache = file_cache()

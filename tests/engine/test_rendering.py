@@ -7,16 +7,16 @@ import pytest
 from django.urls import set_script_prefix
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.pages import PageNotFound
-from django_sitemapkit.engine.rendering import (
+from django_sitemapkit._engine.pages import PageNotFound
+from django_sitemapkit._engine.rendering import (
     SectionNotFound,
     index_path,
     page_path,
     render_index,
     render_page,
 )
-from django_sitemapkit.protocol.writer import IndexFull
-from django_sitemapkit.sites import site
+from django_sitemapkit._protocol.writer import IndexFull
+from django_sitemapkit._sites import site
 from tests.utils import parse_index, parse_urlset
 
 BASE = "https://www.example.com"

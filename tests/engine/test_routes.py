@@ -1,4 +1,4 @@
-"""Where a model section's locations come from (django_sitemapkit/engine/rows.py)."""
+"""Where a model section's locations come from (django_sitemapkit/_engine/rows.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.entries import EntryFactory, entry_factory
-from django_sitemapkit.engine.fastloop import FastLoop
-from django_sitemapkit.engine.rendering import make_context, render_page
-from django_sitemapkit.engine.rows import (
+from django_sitemapkit._engine.entries import EntryFactory, entry_factory
+from django_sitemapkit._engine.fastloop import FastLoop
+from django_sitemapkit._engine.rendering import make_context, render_page
+from django_sitemapkit._engine.rows import (
     UrlRoute,
     UrlTemplate,
     derivation,
@@ -23,8 +23,8 @@ from django_sitemapkit.engine.rows import (
     reads_columns,
     url_route,
 )
-from django_sitemapkit.reversing import Derived, Refused
-from django_sitemapkit.sites import site
+from django_sitemapkit._reversing import Derived, Refused
+from django_sitemapkit._sites import site
 from tests.perrow import PerRow
 from tests.testapp.models import Article, Author
 from tests.utils import parse_urlset

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.rendering import render_index
-from django_sitemapkit.engine.skiplog import MAX_PER_SECTION, remembered
+from django_sitemapkit._engine.rendering import render_index
+from django_sitemapkit._engine.skiplog import MAX_PER_SECTION, remembered
 from tests.testapp.models import Tag
 
 

@@ -10,7 +10,7 @@ from django.urls import NoReverseMatch, reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.engine.rows import UrlTemplate, find_converters
+from django_sitemapkit._engine.rows import UrlTemplate, find_converters
 
 AWKWARD = [
     "plain-slug_1",

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.notifying import indexnow
+from django_sitemapkit import _indexnow as indexnow
 from tests.building.conftest import build_dir, site
 from tests.notifying.endpoint import Endpoint, running_endpoint
 

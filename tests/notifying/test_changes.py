@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.core.files.storage import InMemoryStorage
 
+from django_sitemapkit import _indexnow as indexnow
+from django_sitemapkit._sites import site as default_site
 from django_sitemapkit.models import SitemapPage
-from django_sitemapkit.notifying import indexnow
-from django_sitemapkit.sites import site as default_site
 from tests.building.builds import EDITED, T0, build, published
 from tests.notifying.conftest import KEY
 from tests.notifying.endpoint import Endpoint, dripping_endpoint, running_endpoint
@@ -141,7 +141,7 @@ def test_nothing_is_submitted_by_a_dry_run_a_failed_build_or_with_indexnow_off(
     build()
     edit_insert_delete()
     build(dry_run=True)
-    monkeypatch.setattr("django_sitemapkit.publishing.localfolder.LocalTransaction.publish", _fail)
+    monkeypatch.setattr("django_sitemapkit._publishing.localfolder.LocalTransaction.publish", _fail)
     with pytest.raises(OSError, match="disk full"):
         build()
     monkeypatch.undo()

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.checks import check_settings
-from django_sitemapkit.notifying.indexnow import (
+from django_sitemapkit._checks import check_settings
+from django_sitemapkit._indexnow import (
     DEFAULT_ENDPOINT,
     IndexNowConfig,
     config_problems,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.notifying.indexnow import IndexNowConfig, submit
+from django_sitemapkit._indexnow import IndexNowConfig, submit
 from tests.building.builds import build
 from tests.notifying.conftest import KEY
 from tests.notifying.endpoint import Endpoint, running_endpoint

@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.notifying.indexnow import UrlDiff, entries
+from django_sitemapkit._indexnow import UrlDiff, entries
 
 HEAD = b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
 

@@ -4,7 +4,7 @@ import datetime
 
 import pytest
 
-from django_sitemapkit.protocol.extensionxml import (
+from django_sitemapkit._protocol.extensionxml import (
     absolute_url,
     text,
     w3c_date,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from django_sitemapkit.protocol.extensionxml import IMAGE_NS, FragmentChecker, FragmentError
+from django_sitemapkit._protocol.extensionxml import IMAGE_NS, FragmentChecker, FragmentError
 
 CHECKER = FragmentChecker({"image": IMAGE_NS, "ex": "urn:example"})
 

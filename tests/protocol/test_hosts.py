@@ -1,4 +1,4 @@
-"""Tests for django_sitemapkit.protocol.locations: one spelling of every host and port."""
+"""Tests for django_sitemapkit._protocol.locations: one spelling of every host and port."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import pytest
 from django.conf import settings
 
-from django_sitemapkit.protocol.locations import DEFAULT_PORTS, normalise_authority, normalise_host
+from django_sitemapkit._protocol.locations import DEFAULT_PORTS, normalise_authority, normalise_host
 
 # These tests need no Django settings, but the suite's conftest has autouse
 # fixtures that touch django.core.cache.  Under "-p no:django" nothing loads

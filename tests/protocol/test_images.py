@@ -3,8 +3,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.extensionxml import MAX_IMAGES_PER_URL, image_element, images_xml
-from django_sitemapkit.protocol.writer import UrlsetWriter
+from django_sitemapkit._protocol.extensionxml import MAX_IMAGES_PER_URL, image_element, images_xml
+from django_sitemapkit._protocol.writer import UrlsetWriter
 from tests.xsd import validate_urlset
 
 BASE = "https://www.example.com"

@@ -1,4 +1,4 @@
-"""Tests for django_sitemapkit.protocol.locations: ``<loc>`` values and BASE_URL parsing."""
+"""Tests for django_sitemapkit._protocol.locations: ``<loc>`` values and BASE_URL parsing."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.locations import (
+from django_sitemapkit._protocol.locations import (
     MAX_URL_LENGTH,
     InvalidLocation,
     LocationBuilder,

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.extensionxml import NEWS_NS, NotNews, news_language, news_xml
-from django_sitemapkit.protocol.writer import UrlsetWriter
+from django_sitemapkit._protocol.extensionxml import NEWS_NS, NotNews, news_language, news_xml
+from django_sitemapkit._protocol.writer import UrlsetWriter
 from tests.xsd import validate_urlset
 
 NOW = datetime.datetime(2026, 5, 10, 12, 0, tzinfo=datetime.UTC)

@@ -1,4 +1,4 @@
-"""Tests for django_sitemapkit.protocol.locations: session-id parameters removed, others kept."""
+"""Tests for django_sitemapkit._protocol.locations: session-id parameters removed, others kept."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import pytest
 from django.conf import settings
 
-from django_sitemapkit.protocol.locations import (
+from django_sitemapkit._protocol.locations import (
     DEFAULT_STRIP_PARAMS,
     param_name,
     strip_path_params,

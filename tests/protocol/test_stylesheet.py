@@ -9,8 +9,8 @@ import lxml.html
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.files import STYLESHEET_NAME, stylesheet_bytes
-from django_sitemapkit.protocol.writer import (
+from django_sitemapkit._protocol.files import STYLESHEET_NAME, stylesheet_bytes
+from django_sitemapkit._protocol.writer import (
     IndexWriter,
     UrlsetWriter,
     stylesheet_instruction,

@@ -1,4 +1,4 @@
-"""Tests for django_sitemapkit.protocol.locations: percent-encoding, dot segments, path and query."""
+"""Tests for django_sitemapkit._protocol.locations: percent-encoding, dot segments, path and query."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.conf import settings
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.locations import (
+from django_sitemapkit._protocol.locations import (
     InvalidLocation,
     may_hold_dot_segment,
     percent_encode,

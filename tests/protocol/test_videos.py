@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.extensionxml import VIDEO_NS, VideoXml
-from django_sitemapkit.protocol.writer import UrlsetWriter
+from django_sitemapkit._protocol.extensionxml import VIDEO_NS, VideoXml
+from django_sitemapkit._protocol.writer import UrlsetWriter
 from tests.xsd import validate_urlset
 
 VIDEOS = VideoXml("https://www.example.com", datetime.UTC)

@@ -1,4 +1,4 @@
-"""Tests for django_sitemapkit.protocol.w3c: W3C Datetime values for ``<lastmod>``."""
+"""Tests for django_sitemapkit._protocol.w3c: W3C Datetime values for ``<lastmod>``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.conf import settings
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.w3c import (
+from django_sitemapkit._protocol.w3c import (
     format_datetime,
     format_lastmod,
     is_w3c_datetime,

@@ -5,9 +5,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.rendering import make_context
-from django_sitemapkit.protocol.writer import (
+from django_sitemapkit._engine import sections
+from django_sitemapkit._engine.rendering import make_context
+from django_sitemapkit._protocol.writer import (
     MAX_BYTES_PER_FILE,
     IndexFull,
     IndexWriter,
@@ -16,7 +16,7 @@ from django_sitemapkit.protocol.writer import (
     format_priority,
     url_element,
 )
-from django_sitemapkit.sitemaps import Sitemap
+from django_sitemapkit._sitemaps import Sitemap
 from tests.utils import Url, parse_index, parse_urlset
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from django_sitemapkit.publishing.base import (
+from django_sitemapkit._publishing.base import (
     MANIFEST_NAME,
     BuildLocked,
     FileRecord,

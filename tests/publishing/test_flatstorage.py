@@ -10,15 +10,15 @@ import pytest
 from django.core.cache import caches
 from django.core.files.storage import FileSystemStorage
 
-from django_sitemapkit.conf import CACHE_KEY_PREFIX
-from django_sitemapkit.publishing.base import (
+from django_sitemapkit._conf import CACHE_KEY_PREFIX
+from django_sitemapkit._publishing.base import (
     MANIFEST_NAME,
     BuildLocked,
     FileRecord,
     Manifest,
     PublishError,
 )
-from django_sitemapkit.publishing.flatstorage import UNFINISHED, FlatPublisher, _is_missing
+from django_sitemapkit._publishing.flatstorage import UNFINISHED, FlatPublisher, _is_missing
 
 
 def manifest_for(generation: str, *numbers: int) -> Manifest:

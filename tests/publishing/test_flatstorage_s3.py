@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine import sections
-from django_sitemapkit.engine.rendering import render_page
-from django_sitemapkit.publishing.base import BuildLocked, PublishError
-from django_sitemapkit.publishing.flatstorage import FlatPublisher
-from django_sitemapkit.publishing.selection import get_publisher
-from django_sitemapkit.sites import site as default_site
+from django_sitemapkit._engine import sections
+from django_sitemapkit._engine.rendering import render_page
+from django_sitemapkit._publishing.base import BuildLocked, PublishError
+from django_sitemapkit._publishing.flatstorage import FlatPublisher
+from django_sitemapkit._publishing.selection import get_publisher
+from django_sitemapkit._sites import site as default_site
 from tests.s3 import use_new_bucket
 from tests.testapp.models import Article
 from tests.utils import parse_index, parse_urlset, path_of

@@ -29,7 +29,7 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.test import Client
 
-from django_sitemapkit.serving.cache import PROCESS_LOCAL_CACHES
+from django_sitemapkit._serving.cache import PROCESS_LOCAL_CACHES
 from tests.publishing.stale import build_articles_and_tags, status
 from tests.utils import all_urls, path_of
 

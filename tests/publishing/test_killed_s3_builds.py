@@ -13,9 +13,9 @@ import time
 from typing import Any
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.publishing.base import MANIFEST_NAME
-from django_sitemapkit.publishing.selection import get_publisher
-from django_sitemapkit.sites import SitemapSite
+from django_sitemapkit._publishing.base import MANIFEST_NAME
+from django_sitemapkit._publishing.selection import get_publisher
+from django_sitemapkit._sites import SitemapSite
 from tests.s3 import use_new_bucket
 from tests.utils import parse_index, parse_urlset, path_of
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from django_sitemapkit.publishing.base import MANIFEST_NAME, BuildLocked, FileRecord, Manifest
-from django_sitemapkit.publishing.localfolder import (
+from django_sitemapkit._publishing.base import MANIFEST_NAME, BuildLocked, FileRecord, Manifest
+from django_sitemapkit._publishing.localfolder import (
     CURRENT_LINK,
     GENERATIONS_DIR,
     LOCK_NAME,

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from django_sitemapkit.publishing.base import FileRecord, Manifest
+from django_sitemapkit._publishing.base import FileRecord, Manifest
 
 
 def make_manifest() -> Manifest:

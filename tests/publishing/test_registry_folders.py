@@ -14,8 +14,8 @@ import pytest
 from django.test import Client
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
-from django_sitemapkit.sites import SitemapSite
+from django_sitemapkit._checks import check_sites
+from django_sitemapkit._sites import SitemapSite
 from tests.s3 import use_new_bucket
 from tests.testapp.models import Tag
 from tests.utils import get_ok, parse_index, path_of

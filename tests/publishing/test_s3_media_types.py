@@ -14,7 +14,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.sites import SitemapSite
+from django_sitemapkit._sites import SitemapSite
 from tests.s3 import use_new_bucket
 from tests.testapp.models import Tag
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.publishing.base import FileRecord, Manifest, PublishError
-from django_sitemapkit.publishing.flatstorage import FlatPublisher
-from django_sitemapkit.publishing.localfolder import LocalPublisher
-from django_sitemapkit.publishing.selection import build_dir, get_publisher, published_file
+from django_sitemapkit._publishing.base import FileRecord, Manifest, PublishError
+from django_sitemapkit._publishing.flatstorage import FlatPublisher
+from django_sitemapkit._publishing.localfolder import LocalPublisher
+from django_sitemapkit._publishing.selection import build_dir, get_publisher, published_file
 
 
 def test_build_dir_is_local_and_one_publisher_serves_the_process(

@@ -6,9 +6,9 @@ from zoneinfo import ZoneInfo
 
 from django.core.cache import caches
 
-from django_sitemapkit.conf import CACHE_KEY_PREFIX
-from django_sitemapkit.engine.rendering import RenderedFile
-from django_sitemapkit.serving.cache import (
+from django_sitemapkit._conf import CACHE_KEY_PREFIX
+from django_sitemapkit._engine.rendering import RenderedFile
+from django_sitemapkit._serving.cache import (
     file_key,
     get_or_render,
     section_tokens,

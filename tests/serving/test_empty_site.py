@@ -20,8 +20,8 @@ from django.test import Client
 from pytest_django.live_server_helper import LiveServer
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.engine.sections import PROBE_ROWS
-from django_sitemapkit.publishing.selection import published_file
+from django_sitemapkit._engine.sections import PROBE_ROWS
+from django_sitemapkit._publishing.selection import published_file
 from tests.stories import StorySitemap
 from tests.testapp.models import Story, Tag
 from tests.utils import parse_index, parse_urlset, path_of

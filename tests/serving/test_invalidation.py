@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import caches
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.serving.cache import section_tokens, sections_of
+from django_sitemapkit._serving.cache import section_tokens, sections_of
 from tests.testapp.models import Article, Tag
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Tests for django_sitemapkit.serving.robots: the robots.txt edit, the atomic write, the view."""
+"""Tests for django_sitemapkit._serving.robots: the robots.txt edit, the atomic write, the view."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from django.test import Client
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from django_sitemapkit.serving import robots
-from django_sitemapkit.serving.robots import (
+from django_sitemapkit._serving import robots
+from django_sitemapkit._serving.robots import (
     Action,
     add_sitemap_line,
     decode,

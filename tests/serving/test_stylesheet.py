@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.protocol.files import stylesheet_bytes
+from django_sitemapkit._protocol.files import stylesheet_bytes
 from tests.testapp.models import Article
 from tests.utils import crawl, parse_index
 

@@ -12,7 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.sites import site as default_site
+from django_sitemapkit._sites import site as default_site
 from tests.testapp.models import Article, Tag
 from tests.utils import all_urls, crawl, get_ok, parse_index, parse_urlset
 

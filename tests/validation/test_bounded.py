@@ -8,8 +8,8 @@ import zlib
 
 import pytest
 
-from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE
-from django_sitemapkit.validation.sources import READ_CAP, Capped, Readable, content, gunzipped
+from django_sitemapkit._protocol.writer import MAX_BYTES_PER_FILE
+from django_sitemapkit._validation.sources import READ_CAP, Capped, Readable, content, gunzipped
 
 
 def read_all(stream: Readable) -> bytes:

@@ -19,9 +19,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from django_sitemapkit.boundedhttp import Deadline
-from django_sitemapkit.protocol.writer import MAX_BYTES_PER_FILE
-from django_sitemapkit.validation.sources import FetchError, OffSite, TimeUp, fetch
+from django_sitemapkit._boundedhttp import Deadline
+from django_sitemapkit._protocol.writer import MAX_BYTES_PER_FILE
+from django_sitemapkit._validation.sources import FetchError, OffSite, TimeUp, fetch
 from tests.validation.builds import finding_lines, validate, xsd_args
 from tests.validation.servers import (
     NS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from django_sitemapkit.validation.rules import MAX_PER_RULE, Finding, Report, as_json, as_text
+from django_sitemapkit._validation.rules import MAX_PER_RULE, Finding, Report, as_json, as_text
 
 
 def reports() -> list[Report]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from django_sitemapkit.validation.xmlfile import SchemaError, load_schemas
+from django_sitemapkit._validation.xmlfile import SchemaError, load_schemas
 from tests.validation.servers import ROOT
 from tests.xsd import xsd_dir, xsd_dirs
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 
-from django_sitemapkit.validation.rules import SeenUrls
+from django_sitemapkit._validation.rules import SeenUrls
 
 BASE = "https://www.example.com"
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django_sitemapkit.validation.sources import (
+from django_sitemapkit._validation.sources import (
     ROBOTS_MAX_BYTES,
     FileSource,
     directory,

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from django_sitemapkit.boundedhttp import Deadline
-from django_sitemapkit.validation.sources import (
+from django_sitemapkit._boundedhttp import Deadline
+from django_sitemapkit._validation.sources import (
     FileSource,
     HttpSource,
     TargetError,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.protocol.w3c import format_datetime
-from django_sitemapkit.validation import xmlfile as values
+from django_sitemapkit._protocol.w3c import format_datetime
+from django_sitemapkit._validation import xmlfile as values
 
 
 @pytest.mark.parametrize(

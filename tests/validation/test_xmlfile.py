@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from django_sitemapkit.validation.xmlfile import Entry, Scan, load_schemas, scan
+from django_sitemapkit._validation.xmlfile import Entry, Scan, load_schemas, scan
 from tests.xsd import xsd_dir
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -17,7 +17,7 @@ from lxml import etree
 from wagtail.models import Locale, Page, Site
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit.checks import check_sites
+from django_sitemapkit._checks import check_sites
 from tests.contribviews import HOST, NS, Entry, contrib_files, entries, same_day, sitemapkit_files
 from tests.validation.builds import build, validate, xsd_args
 from tests.wagtailsite.models import ArticlePage

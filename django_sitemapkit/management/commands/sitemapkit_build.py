@@ -7,12 +7,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.building.builder import Builder, BuildError, BuildResult
-from django_sitemapkit.engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory
-from django_sitemapkit.protocol.writer import IndexFull
-from django_sitemapkit.publishing.base import BuildLocked, PublishError
-from django_sitemapkit.siteconfig import SiteConfig, add_site_option, chosen_sites
-from django_sitemapkit.sites import site
+from django_sitemapkit._building.builder import Builder, BuildError, BuildResult
+from django_sitemapkit._engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory
+from django_sitemapkit._protocol.writer import IndexFull
+from django_sitemapkit._publishing.base import BuildLocked, PublishError
+from django_sitemapkit._siteconfig import SiteConfig, add_site_option, chosen_sites
+from django_sitemapkit._sites import site
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """``manage.py sitemapkit_robots``: list the sitemap index in robots.txt.
 
-What changes is decided by ``serving/robots.py``'s ``plan_update()``; this
+What changes is decided by ``_serving/robots.py``'s ``plan_update()``; this
 command finds the file and the index URL, reports, and writes only when
 something changed (an unchanged file keeps its mtime: safe on every deploy).
 """
@@ -14,9 +14,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import NoReverseMatch
 
-from django_sitemapkit.conf import BaseUrlError, base_url, clean_base_url, get_settings
-from django_sitemapkit.engine.rendering import index_path
-from django_sitemapkit.serving.robots import (
+from django_sitemapkit._conf import BaseUrlError, base_url, clean_base_url, get_settings
+from django_sitemapkit._engine.rendering import index_path
+from django_sitemapkit._serving.robots import (
     Action,
     RobotsUpdate,
     decode,
@@ -26,7 +26,7 @@ from django_sitemapkit.serving.robots import (
     split_lines,
     write_atomically,
 )
-from django_sitemapkit.siteconfig import SiteConfig, add_site_option, chosen_sites
+from django_sitemapkit._siteconfig import SiteConfig, add_site_option, chosen_sites
 
 _LINE_ENDING_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
 

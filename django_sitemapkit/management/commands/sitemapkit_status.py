@@ -7,9 +7,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from django_sitemapkit._siteconfig import add_site_option, chosen_sites
+from django_sitemapkit._sites import site
 from django_sitemapkit.admin import site_status, status_lines
-from django_sitemapkit.siteconfig import add_site_option, chosen_sites
-from django_sitemapkit.sites import site
 
 
 class Command(BaseCommand):

@@ -11,10 +11,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit.boundedhttp import Deadline
-from django_sitemapkit.siteconfig import add_site_option
-from django_sitemapkit.validation.rules import SetCheck, as_json, as_text
-from django_sitemapkit.validation.sources import (
+from django_sitemapkit._boundedhttp import Deadline
+from django_sitemapkit._siteconfig import add_site_option
+from django_sitemapkit._validation.rules import SetCheck, as_json, as_text
+from django_sitemapkit._validation.sources import (
     DEFAULT_DEADLINE,
     Source,
     TargetError,
@@ -23,7 +23,7 @@ from django_sitemapkit.validation.sources import (
     path_source,
     published_sources,
 )
-from django_sitemapkit.validation.xmlfile import SchemaError, load_schemas
+from django_sitemapkit._validation.xmlfile import SchemaError, load_schemas
 
 
 class Command(BaseCommand):

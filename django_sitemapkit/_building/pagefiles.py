@@ -1,0 +1,373 @@
+"""A build's pages: which are kept as published, which rendered again, and their files.
+
+Builds are incremental page by page. A model page whose fingerprint (its row
+count and newest lastmod, one scan of per-page aggregates) and whose section's
+configuration print are what they were is kept as published: its files stay
+(hard links into the new generation of a local folder, the same objects in a
+flat storage), without a render or a byte read. Any other page is rendered
+whole; its files are written only where its bytes changed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from django.db import InterfaceError, OperationalError, connections
+
+from django_sitemapkit._engine import sections
+from django_sitemapkit._engine.entries import RenderContext
+from django_sitemapkit._engine.keyranges import PageFigures
+from django_sitemapkit._engine.pages import PageNotFound
+from django_sitemapkit._engine.rendering import SectionRegistry, gzipped
+from django_sitemapkit._engine.sections import RenderedPage
+from django_sitemapkit._publishing.base import FileRecord, Transaction
+from django_sitemapkit._sitemaps import Sitemap
+
+T = TypeVar("T")
+
+# Pages handed to the background thread and not yet stored, at most.
+MAX_PENDING_PAGES = 2
+
+
+class BuildError(Exception):
+    """The build failed; nothing was published."""
+
+
+# Told (pages done, pages in all) as each page of a build is done.
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class BuildResult:
+    # SectionRegistry built, and sections whose published files were kept (left out by --section).
+    sections: int = 0
+    sections_kept: int = 0
+    written: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    urls: int = 0
+    skipped: int = 0
+    # Entries listed without their unwritable lastmod; images left out (past 1,000 per URL,
+    # or not URLs).
+    lastmods_dropped: int = 0
+    images_dropped: int = 0
+    # Bytes of the files rendered, and of the files written (.gz included).
+    bytes: int = 0
+    bytes_written: int = 0
+    seconds: float = 0.0
+    dry_run: bool = False
+    published: bool = False
+    cleaned: int = 0
+    # Why a build asked for some sections rebuilt every one, if it did.
+    every_section_because: str | None = None
+    # SectionRegistry built unasked, as the last build published no page of theirs, with pages now.
+    first_published: list[str] = field(default_factory=list)
+    # SectionRegistry rendered again whole: their class, URL patterns or output settings changed.
+    reconfigured: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        verb = "would be written" if self.dry_run else "written"
+        kept = f", {self.sections_kept} kept" if self.sections_kept else ""
+        dropped = ""
+        if self.lastmods_dropped:
+            dropped += f", {self.lastmods_dropped:,} without their unwritable lastmod"
+        if self.images_dropped:
+            dropped += f", {self.images_dropped:,} images dropped"
+        return (
+            f"{self.sections} section{'s' if self.sections != 1 else ''} built{kept}: "
+            f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
+            f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped"
+            f"{dropped}), {self.bytes_written:,} bytes {verb} "
+            f"({self.bytes:,} rendered) in {self.seconds:.2f} s."
+        )
+
+    def count_skipped(self, count: int) -> None:
+        self.skipped += count
+
+
+def sha256(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def resiliently(read: Callable[[], T]) -> T:
+    """``read()``, again on fresh connections if the database dropped ours (long builds meet
+    servers that close long-lived connections), unless a transaction is open, whose work a
+    reconnect would lose: then the build fails without publishing."""
+    try:
+        return read()
+    except (OperationalError, InterfaceError):
+        if any(connection.in_atomic_block for connection in connections.all()):
+            raise
+        for connection in connections.all():
+            connection.close()
+        return read()
+
+
+def render_section(
+    sitemap: Sitemap,
+    context: RenderContext,
+    numbers: list[int],
+    skipped: Callable[[int], None],
+    pages_changed: Callable[[str], None],
+) -> Iterator[tuple[int, RenderedPage]]:
+    """Pages ``numbers`` of a section, then any page split off while rendering them.
+
+    A page whose every URL is skipped has no file; ``skipped`` is told how
+    many rows it held, ``pages_changed`` when a split changed the section's pages.
+    """
+    done: set[int] = set()
+    pending = numbers
+    while pending:
+        overflowed = False
+        for number in pending:
+            done.add(number)
+            try:
+                page = resiliently(
+                    functools.partial(sections.render_sitemap_page, sitemap, number, context)
+                )
+            except PageNotFound as exc:
+                skipped(exc.skipped)
+                continue
+            overflowed = overflowed or page.overflowed
+            if page.pages_recut:
+                pages_changed(sitemap.name)
+            yield number, page
+            # Not held while the next page renders: a page is megabytes.
+            del page
+        if not overflowed:
+            return
+        figures = sections.page_figures(sitemap, context)
+        pending = [f.number for f in figures if f.number not in done]
+
+
+class SectionPages:
+    """The pages of the sections a build renders (``selected``, or every one), each kept or
+    rendered again; all are listed before the first is built, for the progress total."""
+
+    def __init__(
+        self,
+        sitemaps: SectionRegistry,
+        files: PageFiles,
+        *,
+        selected: set[str],
+        old: dict[tuple[str, int], FileRecord],
+        context: RenderContext,
+        keep_sections: set[str],
+        progress: Progress | None,
+    ) -> None:
+        self._sitemaps = sitemaps
+        self._files = files
+        self._old = old
+        self._context = context
+        # The sections whose unchanged pages may be kept (their configuration did not change).
+        self._keep_sections = keep_sections
+        self._progress = progress
+        # The figures of every page that lists a URL, which also give the index its lastmods.
+        self._figures = {
+            sitemap.name: resiliently(functools.partial(sections.page_figures, sitemap, context))
+            for sitemap in sitemaps
+            if not selected or sitemap.name in selected
+        }
+        self._total = sum(len(pages) for pages in self._figures.values())
+        self._done = 0
+
+    def wanted(self, sitemap: Sitemap) -> bool:
+        """Whether this build builds ``sitemap``'s pages (else it keeps the published ones)."""
+        return sitemap.name in self._figures
+
+    def keep_published(self, sitemap: Sitemap) -> list[FileRecord]:
+        """The published pages of a section not built this time, their files kept as they are."""
+        records = sorted(
+            (record for record in self._old.values() if record.section == sitemap.name),
+            key=lambda record: record.number,
+        )
+        for record in records:
+            self._files.keep(record, count=False)
+        return records
+
+    def build(self, sitemap: Sitemap) -> list[FileRecord]:
+        """The records of the section's pages, in page order, each kept or rendered."""
+        records: list[FileRecord] = []
+        to_render: dict[int, PageFigures] = {}
+        may_keep = sitemap.name in self._keep_sections and sections.fingerprints_reliable(sitemap)
+        for figures in self._figures[sitemap.name]:
+            before = self._old.get((sitemap.name, figures.number))
+            if may_keep and before is not None and before.fingerprint == figures.fingerprint:
+                kept = replace(before, index_lastmod=index_lastmod(figures, None))
+                records.append(self._files.keep(kept))
+                self._advance()
+            else:
+                to_render[figures.number] = figures
+        result = self._files.result
+        for number, page in render_section(
+            sitemap,
+            self._context,
+            list(to_render),
+            result.count_skipped,
+            self._sitemaps.invalidate_listing,
+        ):
+            before = self._old.get((sitemap.name, number))
+            records.append(
+                self._files.write(sitemap.name, number, page, before, to_render.get(number))
+            )
+            self._advance()
+            del page
+        self._files.settle()
+        return sorted(records, key=lambda record: record.number)
+
+    def _advance(self) -> None:
+        self._done += 1
+        if self._progress is not None:
+            # Pages split off while rendering come on top of the total.
+            self._progress(self._done, max(self._total, self._done))
+
+
+def index_lastmod(figures: PageFigures | None, page: RenderedPage | None) -> str | None:
+    """The page's lastmod in the index: its figures' newest, as the live index announces it;
+    a page split off while rendering has no figures yet and is dated by its render."""
+    if figures is not None:
+        return None if figures.newest is None else figures.newest.isoformat()
+    assert page is not None
+    return page.lastmod.isoformat() if page.lastmod and page.every_entry_dated else None
+
+
+def changed_lastmod(
+    newest: datetime.datetime | None,
+    published: bool,
+    previous: datetime.datetime | None,
+    started: datetime.datetime,
+) -> str:
+    """The Last-Modified of a file whose bytes changed (``newest``: its newest entry's lastmod;
+    ``previous``: what its old bytes announced, if ``published``), later than the old one: a
+    client holding the old bytes must never be told they are current. When no row says so (a
+    deletion, an edited location), the build's time, a second after ``previous`` at least."""
+    if newest is not None and (not published or (previous is not None and newest > previous)):
+        return newest.isoformat()
+    if previous is None:
+        return started.isoformat()
+    return max(started, previous + datetime.timedelta(seconds=1)).isoformat()
+
+
+class PageFiles:
+    """The page files of the generation being built, each kept from the last one or written anew.
+
+    Hashing, compressing and writing a page happen on a thread of their own
+    while the next page renders (hashlib, zlib and file writes let go of the
+    GIL on large buffers), in the order the pages come. Every file is counted
+    in ``result``; without a transaction (a dry run) files are only counted.
+    """
+
+    def __init__(
+        self,
+        transaction: Transaction | None,
+        result: BuildResult,
+        *,
+        rewrite: bool,
+        gzip: bool,
+        started: datetime.datetime,
+    ) -> None:
+        self.result = result
+        self._transaction = transaction
+        # Write every rendered page, also where the published files hold its bytes.
+        self._rewrite = rewrite
+        self._gzip = gzip
+        self._started = started
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-pages")
+        self._pending: list[Future[None]] = []
+
+    def keep(self, record: FileRecord, *, count: bool = True) -> FileRecord:
+        """Keep the published files of ``record``'s page; ``count``: its URLs are this build's."""
+        if count:
+            self.result.urls += record.urls
+            self.result.skipped += record.skipped
+        self._queue(self._keep_files, record.name)
+        return record
+
+    def write(
+        self,
+        section: str,
+        number: int,
+        page: RenderedPage,
+        before: FileRecord | None,
+        figures: PageFigures | None,
+    ) -> FileRecord:
+        """The record of a rendered page, whose files are written unless ``before``'s hold its
+        bytes (its digest is filled in by ``settle()``)."""
+        record = FileRecord(
+            section=section,
+            number=number,
+            sha256="",
+            size=page.size,
+            urls=page.url_count,
+            # Set once its bytes are compared with the published ones (_store).
+            lastmod=None,
+            index_lastmod=index_lastmod(figures, page),
+            skipped=page.skipped,
+            # A page cut short while rendering holds fewer rows than its
+            # figures counted: render it again next time.
+            fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
+        )
+        result = self.result
+        result.urls += page.url_count
+        result.skipped += page.skipped
+        result.lastmods_dropped += page.lastmods_dropped
+        result.images_dropped += page.images_dropped
+        result.bytes += page.size
+        newest = page.lastmod if page.every_entry_dated else None
+        self._queue(self._store, record, before, page.content, newest)
+        return record
+
+    def settle(self) -> None:
+        """Every page given so far is stored, and its record has its digest."""
+        pending, self._pending = self._pending, []
+        for future in pending:
+            future.result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _queue(self, work: Callable[..., None], *args: Any) -> None:
+        self._pending.append(self._pool.submit(work, *args))
+        # Past a few pages, the build waits for the disk rather than holding more pages.
+        while len(self._pending) > MAX_PENDING_PAGES or (self._pending and self._pending[0].done()):
+            self._pending.pop(0).result()  # a failed write fails the build now
+
+    def _store(
+        self,
+        record: FileRecord,
+        before: FileRecord | None,
+        content: bytes,
+        newest: datetime.datetime | None,
+    ) -> None:
+        record.sha256 = sha256(content)
+        if before is not None and before.sha256 == record.sha256:
+            # Its old bytes (a --full build rewrites them): nothing new to fetch.
+            record.lastmod = before.lastmod
+            if not self._rewrite:
+                self._keep_files(record.name)
+                return
+        elif newest is not None:
+            previous = None if before is None else before.lastmod_value()
+            record.lastmod = changed_lastmod(newest, before is not None, previous, self._started)
+        self._write(record.name, content)
+        if self._gzip:
+            self._write(record.name + ".gz", gzipped(content))
+
+    def _keep_files(self, name: str) -> None:
+        names = [name, name + ".gz"] if self._gzip else [name]
+        self.result.unchanged += len(names)
+        if self._transaction is not None:
+            for kept in names:
+                self._transaction.keep(kept)
+
+    def _write(self, name: str, data: bytes) -> None:
+        self.result.written.append(name)
+        self.result.bytes_written += len(data)
+        if self._transaction is not None:
+            self._transaction.write(name, data)

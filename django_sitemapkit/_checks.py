@@ -1,0 +1,229 @@
+"""The app's system checks, registered in ``AppConfig.ready()``: the settings, the
+sites, the index's directory and (under ``check --deploy``) how model sections
+make their URLs. docs/checks.md lists every id.
+
+Each registered object checks itself, as admin's ``ModelAdmin.check()`` does:
+a section's own checks are its ``Sitemap.check()`` (_sitemapchecks.py), a
+site's ``SitemapSite.check()``. No check reads the database: E014 for a
+section whose URLs only rows can tell is made by ``sitemapkit_build``, on its
+first row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Info
+
+from django_sitemapkit._conf import (
+    DEFAULTS,
+    SETTINGS_NAME,
+    BaseUrlError,
+    base_url,
+    clean_base_url,
+)
+from django_sitemapkit._engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
+from django_sitemapkit._engine.rows import route_report
+from django_sitemapkit._indexnow import config_problems
+from django_sitemapkit._publishing.selection import folder_problem
+from django_sitemapkit._siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
+from django_sitemapkit._sitemapchecks import describe
+from django_sitemapkit._sites import registered_sites
+
+
+def check_settings(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
+    raw = getattr(settings, SETTINGS_NAME, {})
+    if not isinstance(raw, dict):
+        return [
+            Error(
+                f"settings.{SETTINGS_NAME} must be a dict, not {type(raw).__name__}.",
+                hint='SITEMAPKIT = {"BASE_URL": "https://www.example.com"}',
+                id="sitemapkit.E010",
+            )
+        ]
+    for key in sorted(set(raw) - set(DEFAULTS)):
+        errors.append(
+            Error(
+                f"Unknown key {key!r} in settings.{SETTINGS_NAME}.",
+                hint="Known keys: " + ", ".join(sorted(DEFAULTS)) + ".",
+                id="sitemapkit.E003",
+            )
+        )
+    if raw.get("INDEX_LINKS_GZIP") and raw.get("GZIP") is False:
+        errors.append(
+            Error(
+                "INDEX_LINKS_GZIP names .xml.gz files in the index, but GZIP = False means "
+                "sitemapkit_build does not write them.",
+                hint="Set GZIP = True, or INDEX_LINKS_GZIP = False.",
+                id="sitemapkit.E011",
+            )
+        )
+    storage = raw.get("STORAGE")
+    if storage is not None and storage not in settings.STORAGES:
+        errors.append(
+            Error(
+                f"SITEMAPKIT['STORAGE'] names {storage!r}, which is not in settings.STORAGES.",
+                hint="Name a STORAGES alias, or None for the local BUILD_DIR.",
+                id="sitemapkit.E012",
+            )
+        )
+    cache_alias = raw.get("CACHE_ALIAS", "default")
+    if cache_alias not in settings.CACHES:
+        errors.append(
+            Error(
+                f"SITEMAPKIT['CACHE_ALIAS'] names {cache_alias!r}, which is not in settings.CACHES.",
+                id="sitemapkit.E013",
+            )
+        )
+    errors.extend(_check_indexnow(raw))
+    if raw.get("SITES"):
+        errors.extend(_check_sites_setting())
+    else:
+        errors.extend(_check_base_url(raw))
+    return errors
+
+
+def _check_indexnow(raw: dict[str, Any]) -> list[CheckMessage]:
+    hint = 'INDEXNOW = {"KEY": "<8 to 128 of a-zA-Z0-9->"}, or None to turn IndexNow off.'
+    return [
+        Error(problem, hint=hint, id="sitemapkit.E022")
+        for problem in config_problems(raw.get("INDEXNOW"))
+    ]
+
+
+def _check_sites_setting() -> list[CheckMessage]:
+    """E020: SITES malformed; E021: a site lists a section no one registered."""
+    try:
+        sites = configured_sites()
+    except SitesError as exc:
+        hint = 'SITES = {"shop": {"BASE_URL": "https://shop.example.com", "SECTIONS": [...]}}'
+        return [Error(str(exc), hint=hint, id="sitemapkit.E020")]
+    registered = {name for site in registered_sites() for name in site.sections()}
+    return [
+        Error(
+            f"SITEMAPKIT['SITES'][{config.name!r}]['SECTIONS'] names {name!r}, which no "
+            "sitemap registers.",
+            hint=f"Registered sections: {', '.join(sorted(registered)) or 'none'}.",
+            id="sitemapkit.E021",
+        )
+        for config in sites
+        for name in config.sections or ()
+        if name not in registered
+    ]
+
+
+def _check_base_url(raw: dict[str, Any]) -> list[CheckMessage]:
+    try:
+        clean_base_url(raw.get("BASE_URL"))
+    except BaseUrlError as exc:
+        if not exc.missing:
+            hint = 'Use scheme and host, optionally a path: "https://www.example.com/shop".'
+            return [Error(str(exc), hint=hint, id="sitemapkit.E002")]
+        if not raw.get("USE_REQUEST_HOST"):
+            hint = 'Set it to the site\'s absolute URL, e.g. "https://www.example.com".'
+            return [Error(str(exc), hint=hint, id="sitemapkit.E001")]
+    return []
+
+
+def check_sites(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """Each site's checks (E007, and each section's own ``check()``), E025, then E015."""
+    errors: list[CheckMessage] = []
+    owners: dict[str, str] = {}
+    for site in registered_sites():
+        errors.extend(site.check(app_configs))
+        problem = folder_problem(site.name)
+        if problem is not None:
+            hint = (
+                "Give it a name of lower-case letters, digits, '-' or '_' that is not "
+                "'current', 'generations' or a site of SITEMAPKIT['SITES']."
+            )
+            errors.append(Error(problem, hint=hint, id="sitemapkit.E025"))
+        for name in site.sections():
+            other = owners.setdefault(name, site.name)
+            if other != site.name:
+                errors.append(
+                    Error(
+                        f"Sitemap section {name!r} is registered in the sites {other!r} and "
+                        f"{site.name!r}: sections share cached files and page boundaries by name.",
+                        hint="Register it under another section= in one of them.",
+                        id="sitemapkit.E015",
+                    )
+                )
+    return errors
+
+
+def check_index_directory(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """E014: sections whose URLs the index's directory cannot list, as far as known without rows."""
+    errors: list[CheckMessage] = []
+    for site in registered_sites():
+        for config in _base_urls():
+            try:
+                url = base_url() if config is None else config.base_url
+                directory = IndexDirectory(url, site.name)
+            except Exception:
+                # No usable BASE_URL (E001/E002, or USE_REQUEST_HOST without one) or a
+                # broken URLconf (Django's own URL checks report it): nothing to compare.
+                continue
+            for sitemap in site:
+                if config is not None and not config.lists(sitemap.name):
+                    continue
+                with without_database():
+                    misplaced = directory.misplaced(sitemap)
+                if misplaced is not None:
+                    error = Error(
+                        f"{describe(sitemap)} {misplaced}",
+                        hint=INDEX_AT_ROOT_HINT,
+                        id="sitemapkit.E014",
+                    )
+                    if error not in errors:
+                        errors.append(error)
+    return errors
+
+
+def _base_urls() -> list[SiteConfig | None]:
+    """The sites of SITES, else BASE_URL's (None)."""
+    try:
+        return selected_sites(None)
+    except SitesError:
+        return []  # E020
+
+
+def check_url_routes(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """I001: a model section calls location() per row (much slower on large tables);
+    I002: it fills its URL pattern, once reversed. I001 names the line of a
+    ``get_absolute_url()`` that could not be read as a pattern."""
+    messages: list[CheckMessage] = []
+    for site in registered_sites():
+        for sitemap in site:
+            try:
+                report = route_report(sitemap)
+            except Exception as exc:  # its own checks (E009, E019, ...) say what is wrong
+                report = (False, f"location() per row: {type(exc).__name__}: {exc}")
+            if report is None:
+                continue
+            fast, how = report
+            message = f"Sitemap section {sitemap.name!r}: {how}."
+            if fast:
+                messages.append(Info(message, id="sitemapkit.I002"))
+            else:
+                messages.append(Info(message, hint=_PER_ROW_HINT, id="sitemapkit.I001"))
+    return messages
+
+
+_PER_ROW_HINT = (
+    "Make get_absolute_url() one reverse() of a URL name with fields of the row, or name "
+    "the pattern (url_name, url_kwargs): each URL is then filled from columns, without an "
+    "instance and a reverse() per row."
+)

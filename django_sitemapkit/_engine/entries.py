@@ -1,0 +1,403 @@
+"""Turning items into ``<url>`` elements: the per-row half of rendering a section.
+
+``entry_factory()`` settles once per file how a section's items are read
+(``item_access()``: a model's column rows, instances, list items, or the
+dicts contrib's ``get_urls()`` returns); the EntryFactory then turns each item
+into its element, or a logged skip. An ``i18n`` section's item is listed once
+per language (alternates.py). Every element is written by one function,
+``protocol.writer.url_element()``; the fast loop (fastloop.py) writes the same
+bytes for plain column rows.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import operator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db import connections
+from django.utils import translation
+
+from django_sitemapkit._compat import ContribUrlsSection
+from django_sitemapkit._conf import get_settings
+from django_sitemapkit._engine.extensions import (
+    EntryRejected,
+    Extensions,
+    max_entries,
+    namespaces,
+)
+from django_sitemapkit._engine.pages import PageNotFound
+from django_sitemapkit._engine.rows import (
+    RowLayout,
+    UrlTemplate,
+    instance_lastmod,
+    lastmod_date_only,
+    raw_lastmod_converter,
+    row_layout,
+    url_route,
+)
+from django_sitemapkit._engine.skiplog import log_skip
+from django_sitemapkit._protocol.locations import InvalidLocation, LocationBuilder
+from django_sitemapkit._protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
+from django_sitemapkit._protocol.writer import (
+    MAX_BYTES_PER_FILE,
+    UrlsetWriter,
+    changefreq_value,
+    escape,
+    format_priority,
+    priority_value,
+    url_element,
+)
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+
+logger = logging.getLogger("django_sitemapkit")
+
+# The "item" of a constant value, which warnings name as such.
+EVERY_ITEM = object()
+
+
+@dataclass
+class RenderContext:
+    """What turning items into entries needs: fixed for one render."""
+
+    locations: LocationBuilder
+    tz: datetime.tzinfo
+    # The href of the XSL stylesheet every file references, or None.
+    stylesheet: str | None = None
+
+
+@dataclass(frozen=True)
+class ItemAccess:
+    """How to read each part of an entry from one item (a constant, or a callable taking the
+    item): a section's attribute-or-method API, resolved once per file."""
+
+    location: Callable[[Any], Any]
+    lastmod: Callable[[Any], Lastmod | None]
+    changefreq: str | Callable[[Any], str | None] | None
+    priority: float | Callable[[Any], float | None] | None
+    describe: Callable[[Any], str] = repr
+    # The URL template and layout of column rows, shared with the fast loop.
+    url_template: UrlTemplate | None = None
+    layout: RowLayout | None = None
+    # An item's location in a language, where not location() under that language.
+    localized: Callable[[str], Callable[[Any], Any]] | None = None
+
+
+class EntryFactory:
+    """Turns each item of one sitemap into its ``<url>`` element, or a logged skip.
+
+    Everything that is the same for every item -- attribute-or-method
+    lookups, constant ``changefreq``/``priority`` elements, the time zone --
+    is settled once per file, so the per-row work is reading the item and
+    formatting two values. The date format of a file is fixed by its first
+    lastmod, so a file never mixes formats.
+    """
+
+    def __init__(
+        self,
+        sitemap: Sitemap,
+        context: RenderContext,
+        access: ItemAccess,
+        *,
+        date_only: bool | None = None,
+    ) -> None:
+        self.sitemap = sitemap
+        self.context = context
+        self.tz = context.tz
+        self.access = access
+        self.location = access.location
+        self.build_location = context.locations.build
+        self.lastmod = access.lastmod
+        self.date_only = date_only
+        self.changefreq_attr = access.changefreq
+        self.priority_attr = access.priority
+        self.changefreq_xml = (
+            ""
+            if callable(access.changefreq)
+            else self._changefreq_xml(EVERY_ITEM, access.changefreq)
+        )
+        self.priority_xml = (
+            "" if callable(access.priority) else self._priority_xml(EVERY_ITEM, access.priority)
+        )
+        self.extensions = Extensions(
+            sitemap,
+            context.locations.base_url,
+            context.tz,
+            access.describe,
+            None if access.layout is None else access.layout.image,
+            columns=access.layout is not None,
+        )
+        self.has_extra_xml = self.extensions.active
+        self.details_vary = (
+            callable(access.changefreq) or callable(access.priority) or self.has_extra_xml
+        )
+        self.constant_details = self.changefreq_xml + self.priority_xml
+        self.skipped = 0
+        self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
+        # The last entry's location and lastmod: what callers check duplicates
+        # and a file's newest lastmod with.
+        self.last_loc = ""
+        self.last_lastmod: Lastmod | None = None
+
+    def format_lastmod(self, value: Lastmod) -> str:
+        if not isinstance(value, datetime.date):
+            raise TypeError(f"{type(value).__name__} is not a date or datetime")
+        if self.date_only is None:
+            self.date_only = not isinstance(value, datetime.datetime)
+        if not self.date_only and type(value) is datetime.datetime and value.tzinfo is self.tz:
+            # Already in the site's zone (database values usually are): the
+            # common case, without the general conversion's calls.
+            text = value.isoformat(timespec="seconds")
+            if is_w3c_datetime(text):
+                return text
+        return format_lastmod(value, self.tz, date_only=self.date_only)
+
+    def __call__(self, item: Any) -> str | None:
+        """The ``<url>`` element of ``item``, or None when it is skipped."""
+        loc = self.locate(item, self.location)
+        if loc is None:
+            return None
+        self.last_loc = loc
+        lastmod_xml = self.lastmod_xml(item)
+        try:
+            details = self.details(item) if self.details_vary else self.constant_details
+            return url_element(loc, lastmod_xml, details)
+        except Exception as exc:  # so may changefreq(), priority() and extra_xml()
+            self.reject(item, exc)
+            return None
+
+    def reject(self, item: Any, exc: Exception) -> None:
+        """Skip ``item``, whose details raised ``exc``; old news is left out without a warning."""
+        if isinstance(exc, EntryRejected):
+            self.skip(item, str(exc), quiet=exc.quiet)
+        else:
+            self.skip(item, f"{type(exc).__name__}: {exc}")
+
+    def locate(self, item: Any, location: Callable[[Any], Any]) -> str | None:
+        """The ``<loc>`` of ``item`` from ``location``; None (skipped, logged) when it has none."""
+        try:
+            return self.build_location(location(item))
+        except InvalidLocation as exc:
+            self.skip(item, str(exc))
+        except Exception as exc:  # a user's location() may raise anything
+            self.skip(item, f"location() raised {type(exc).__name__}: {exc}")
+        return None
+
+    def lastmod_xml(self, item: Any) -> str:
+        """The ``<lastmod>`` of ``item``; empty (logged and counted) when it cannot be written.
+
+        One row's date out of the zone's range (``0001-01-01 00:00`` UTC read in
+        a zone behind UTC), or a ``lastmod()`` that fails, costs that entry its
+        lastmod, never the file.
+        """
+        self.last_lastmod = None
+        try:
+            value = self.lastmod(item)
+            if value is None:
+                return ""
+            text = self.format_lastmod(value)
+        except Exception as exc:
+            self.lastmods_dropped += 1
+            logger.warning(
+                "Sitemap section %r: listed %s without lastmod: %s: %s.",
+                self.sitemap.section,
+                self.access.describe(item),
+                type(exc).__name__,
+                exc,
+            )
+            return ""
+        self.last_lastmod = value
+        return f"<lastmod>{text}</lastmod>"
+
+    def details(self, item: Any, links: str = "") -> str:
+        """What follows ``<lastmod>``: changefreq, priority, ``links``, extensions."""
+        changefreq_xml = self.changefreq_xml
+        if callable(self.changefreq_attr):
+            changefreq_xml = self._changefreq_xml(item, self.changefreq_attr(item))
+        priority_xml = self.priority_xml
+        if callable(self.priority_attr):
+            priority_xml = self._priority_xml(item, self.priority_attr(item))
+        extra = self.extensions(item) if self.has_extra_xml else ""
+        return f"{changefreq_xml}{priority_xml}{links}{extra}"
+
+    def _changefreq_xml(self, item: Any, changefreq: Any) -> str:
+        return self._value_xml("changefreq", changefreq_value, item, changefreq)
+
+    def _priority_xml(self, item: Any, priority: Any) -> str:
+        return self._value_xml("priority", _priority_text, item, priority)
+
+    def _value_xml(self, name: str, parse: Callable[[Any], str], item: Any, value: Any) -> str:
+        """``<name>`` of ``value`` as ``parse`` writes it; "" (logged) for None or a bad value."""
+        if value is None:
+            return ""
+        try:
+            return f"<{name}>{parse(value)}</{name}>"
+        except ValueError as exc:
+            described = "every item" if item is EVERY_ITEM else self.access.describe(item)
+            logger.warning(
+                "Sitemap section %r: ignored the %s of %s: %s.",
+                self.sitemap.section,
+                name,
+                described,
+                exc,
+            )
+            return ""
+
+    def skip_duplicate(self, item: Any, loc: str) -> None:
+        """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""
+        self.skip(item, f"{loc} is listed already in this file")
+
+    def skip(self, item: Any, reason: str, *, quiet: bool = False) -> None:
+        """Count ``item`` as skipped, and log why (at debug level when ``quiet``: expected)."""
+        self.skipped += 1
+        log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
+
+
+def _priority_text(value: Any) -> str:
+    return format_priority(priority_value(value))
+
+
+def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
+    """An empty ``<urlset>`` for ``sitemap`` (its limit and namespaces), referencing the XSL
+    at ``stylesheet``."""
+    return UrlsetWriter(
+        max_entries=max_entries(sitemap),
+        max_bytes=MAX_BYTES_PER_FILE,
+        namespaces=namespaces(sitemap),
+        stylesheet=stylesheet,
+    )
+
+
+def item_access(sitemap: Sitemap) -> ItemAccess:
+    """How entries read ``sitemap``'s items: its attribute-or-method API, resolved once."""
+    if not isinstance(sitemap, ModelSitemap):
+        lastmod = sitemap.lastmod
+        read_lastmod = lastmod if callable(lastmod) else (lambda item: lastmod)
+        return ItemAccess(sitemap.location, read_lastmod, sitemap.changefreq, sitemap.priority)
+    route = url_route(sitemap)
+    if route is None:
+        return ItemAccess(
+            sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
+        )
+    assert sitemap.model is not None
+    layout = row_layout(sitemap)
+    template = route.template()
+    fill, url_of = template.fill, layout.url_of
+    lastmod_getter = None
+    if layout.lastmod is not None:
+        field = sitemap.get_lastmod_field()
+        assert field is not None
+        convert = raw_lastmod_converter(field, connections[sitemap.get_queryset().db])
+        read_lastmod = operator.itemgetter(layout.lastmod)
+        lastmod_getter = lambda row: convert(read_lastmod(row))  # noqa: E731
+    label = sitemap.model._meta.label
+
+    def localized(language: str) -> Callable[[Any], Any]:
+        with translation.override(language):
+            fill = route.template().fill
+        return lambda row: fill(url_of(row))
+
+    return ItemAccess(
+        location=lambda row: fill(url_of(row)),
+        lastmod=lastmod_getter or (lambda row: None),
+        changefreq=_column(layout.changefreq) or sitemap.changefreq,
+        priority=_column(layout.priority) or sitemap.priority,
+        describe=lambda row: f"<{label} pk={row[0]!r}>",
+        url_template=template,
+        layout=layout,
+        localized=localized,
+    )
+
+
+def _column(index: int | None) -> Callable[[Any], Any] | None:
+    return None if index is None else operator.itemgetter(index)
+
+
+def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
+    """``context`` for ``sitemap``'s URLs: under its ``protocol`` only where no base URL is
+    set. One scheme a site: ``BASE_URL``'s (or a site's of ``SITES``) wins (check W005 says
+    so); only URLs taking the request's host (behind a proxy ending TLS, the request says
+    http) take the scheme from ``protocol``."""
+    conf = get_settings()
+    if sitemap.protocol is None or conf.BASE_URL or conf.SITES:
+        return context
+    return replace(context, locations=context.locations.with_scheme(sitemap.protocol))
+
+
+def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
+    if isinstance(sitemap, ContribUrlsSection):
+        return UrlInfoFactory(sitemap, section_context(sitemap, context), URL_INFO_ACCESS)
+    date_only = lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
+    return EntryFactory(
+        sitemap, section_context(sitemap, context), item_access(sitemap), date_only=date_only
+    )
+
+
+# --------------------------------------------------------------------------- contrib's get_urls()
+
+# Each dict contrib's ``get_urls()`` (or ``_urls()``, _compat.py) returns is one
+# ``<url>``: its values go through the rules of any section's, and each of its
+# ``alternates`` (``location`` and ``lang_code``) becomes an ``<xhtml:link>``.
+URL_INFO_ACCESS = ItemAccess(
+    location=operator.itemgetter("location"),
+    lastmod=lambda info: info.get("lastmod"),
+    changefreq=lambda info: info.get("changefreq"),
+    priority=lambda info: info.get("priority"),
+    describe=lambda info: repr(info.get("location")),
+)
+
+
+def url_infos(
+    sitemap: ContribUrlsSection, number: int, context: RenderContext
+) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """(position, entry dict) of each entry of contrib's page ``number``."""
+    if number not in sitemap.page_numbers():
+        raise PageNotFound(number)
+    scheme, _, rest = context.locations.base_url.partition("://")
+    try:
+        infos = sitemap.url_infos(number, scheme, rest.partition("/")[0])
+    except Exception as exc:  # a project's get_urls() may raise anything
+        logger.error(
+            "Sitemap section %r: page %d is not listed: get_urls() raised %s: %s.",
+            sitemap.section,
+            number,
+            type(exc).__name__,
+            exc,
+        )
+        raise PageNotFound(number) from exc
+    yield from enumerate(infos)
+
+
+class UrlInfoFactory(EntryFactory):
+    """An ``EntryFactory`` for entry dicts: the alternates they name become links."""
+
+    details_vary = True
+
+    def details(self, item: Any, links: str = "") -> str:
+        return super().details(item, self.links(item))
+
+    def links(self, info: Mapping[str, Any]) -> str:
+        """The ``<xhtml:link>`` of each alternate; one whose location is refused is left out."""
+        links = []
+        for alternate in info.get("alternates") or ():
+            code = str(alternate.get("lang_code") or "")
+            try:
+                href = self.build_location(alternate.get("location"))
+            except InvalidLocation as exc:
+                logger.warning(
+                    "Sitemap section %r: left out the %r alternate of %s: %s.",
+                    self.sitemap.section,
+                    code,
+                    self.access.describe(info),
+                    exc,
+                )
+                continue
+            links.append(alternate_link(code, href))
+        return "".join(links)
+
+
+def alternate_link(code: str, href: str) -> str:
+    return f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(href)}"/>'

@@ -1,0 +1,289 @@
+"""An entry's extension elements: images, videos, news and ``extra_xml()``, settled once per file.
+
+``Extensions(sitemap, ...)`` looks once at which hooks and fields the section
+uses; calling it with an item returns the XML that follows the entry's
+``<priority>``. A bad image or video value is dropped (logged, images
+counted); an item whose ``extra_xml()`` cannot go into the file, or that is
+no news of the last two days in a news section, raises EntryRejected: the
+caller skips it.
+
+Images come from ``images_field``: a field of the model holding an image URL
+(CharField, URLField) or a file (FileField, ImageField, whose storage gives
+the URL), read from column rows as one more column and from instances as an
+attribute; or, as ``"photos__file"``, a reverse foreign key or many-to-many
+relation followed first, whose values are fetched for a chunk of rows in one
+query, never one query per row.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any
+
+from django.core.files.storage import FileSystemStorage
+from django.db import models
+from django.db.models import DateTimeField, QuerySet
+from django.db.models.fields.files import FieldFile
+from django.utils import timezone
+
+from django_sitemapkit._engine.internals import CHUNK_SIZE
+from django_sitemapkit._protocol.extensionxml import (
+    IMAGE_NS,
+    MAX_NEWS_PER_FILE,
+    NEWS_NS,
+    NEWS_WINDOW,
+    VIDEO_NS,
+    XHTML_NS,
+    FragmentChecker,
+    FragmentError,
+    NotNews,
+    VideoXml,
+    images_xml,
+    news_xml,
+)
+from django_sitemapkit._protocol.writer import MAX_ENTRIES_PER_FILE
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+
+logger = logging.getLogger("django_sitemapkit")
+
+
+class EntryRejected(Exception):
+    """The item is not listed; ``quiet`` when that is the rule, not a fault (old news)."""
+
+    def __init__(self, reason: str, *, quiet: bool = False) -> None:
+        super().__init__(reason)
+        self.quiet = quiet
+
+
+def overrides(sitemap: Sitemap, hook: str) -> bool:
+    """Whether the section's class defines its own ``hook``."""
+    return getattr(type(sitemap), hook) is not getattr(Sitemap, hook)
+
+
+def is_news(sitemap: Sitemap) -> bool:
+    return overrides(sitemap, "news")
+
+
+def max_entries(sitemap: Sitemap) -> int:
+    """The section's URLs per file: its ``limit``, at most 50,000, at most 1,000 for news."""
+    limit = min(sitemap.limit, MAX_ENTRIES_PER_FILE)
+    return min(limit, MAX_NEWS_PER_FILE) if is_news(sitemap) else limit
+
+
+def namespaces(sitemap: Sitemap) -> dict[str, str]:
+    """The namespaces a section's ``<urlset>`` declares: its own, and the built-in ones it uses."""
+    declared = dict(sitemap.namespaces)
+    if sitemap.i18n and sitemap.alternates:
+        declared.setdefault("xhtml", XHTML_NS)
+    if overrides(sitemap, "images") or images_field(sitemap) is not None:
+        declared.setdefault("image", IMAGE_NS)
+    if overrides(sitemap, "videos"):
+        declared.setdefault("video", VIDEO_NS)
+    if is_news(sitemap):
+        declared.setdefault("news", NEWS_NS)
+    return declared
+
+
+def news_window(sitemap: ModelSitemap, queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """``queryset`` narrowed to the last two days' articles, for a news section's ``news_date_field``."""
+    field_name = sitemap.news_date_field
+    if field_name is None or not is_news(sitemap) or sitemap.model is None:
+        return queryset
+    cutoff = timezone.now() - NEWS_WINDOW
+    field = sitemap.model._meta.get_field(field_name)
+    since = cutoff if isinstance(field, DateTimeField) else cutoff.date()
+    return queryset.filter(**{f"{field_name}__gte": since})
+
+
+def images_field(sitemap: Sitemap) -> str | None:
+    """The section's ``images_field``: only model sections have one."""
+    if not isinstance(sitemap, ModelSitemap) or sitemap.model is None:
+        return None
+    return sitemap.images_field
+
+
+def target_field(sitemap: ModelSitemap) -> models.Field[Any, Any]:
+    """The field ``images_field`` ends at (a field of a related model for a lookup)."""
+    assert sitemap.model is not None
+    assert sitemap.images_field is not None
+    model: Any = sitemap.model
+    *path, last = sitemap.images_field.split("__")
+    for name in path:
+        model = model._meta.get_field(name).related_model
+    field: models.Field[Any, Any] = model._meta.get_field(last)
+    return field
+
+
+def url_of(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
+    """Turn the field's value (a file name, a FieldFile, a URL) into the image's URL."""
+    if not isinstance(field, models.FileField):
+        return lambda value: value
+    storage = field.storage
+
+    def file_url(value: Any) -> Any:
+        if isinstance(value, FieldFile):
+            value = value.name
+        return storage.url(value) if value else None
+
+    return file_url
+
+
+def plain_file_prefix(field: models.Field[Any, Any]) -> str | None:
+    """What a local storage puts before a plain file name to make its URL, if it is that simple."""
+    if not isinstance(field, models.FileField) or not isinstance(field.storage, FileSystemStorage):
+        return None
+    probe = str(field.storage.url("x"))
+    return probe[:-1] if probe.endswith("/x") else None
+
+
+class ImageReader:
+    """Reads the image values of items; a related lookup's are fetched chunk by chunk."""
+
+    def __init__(self, sitemap: ModelSitemap, columns: bool, column: int | None) -> None:
+        """``columns``: items are column rows, holding the image at ``column`` (None: a
+        related lookup's)."""
+        assert sitemap.images_field is not None
+        assert sitemap.model is not None
+        self.sitemap = sitemap
+        self.lookup = sitemap.images_field
+        self.related = "__" in self.lookup
+        self.columns = columns
+        self.column = column
+        self.to_url = url_of(target_field(sitemap))
+        self.fetched: dict[Any, list[Any]] = {}
+
+    def __call__(self, item: Any) -> list[Any]:
+        """The image URLs of ``item`` (a column row or an instance)."""
+        if self.related:
+            key = item[0] if self.columns else item.pk
+            values = self.fetched.get(key, [])
+        elif self.column is not None:
+            values = [item[self.column]]
+        else:
+            values = [getattr(item, self.lookup.split("__")[0])]
+        urls = []
+        for value in values:
+            url = self.to_url(value)
+            if url:
+                urls.append(url)
+        return urls
+
+    def prefetching(self, keyed: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """``keyed`` (key, item) pairs as they come, each chunk's images fetched first."""
+        if not self.related:
+            yield from keyed
+            return
+        pairs = iter(keyed)
+        while chunk := list(islice(pairs, CHUNK_SIZE)):
+            self.fetch([key for key, _item in chunk])
+            yield from chunk
+
+    def fetch(self, keys: list[Any]) -> None:
+        """One query for the images of the rows with these keys."""
+        sitemap = self.sitemap
+        assert sitemap.model is not None
+        through = self.lookup.rpartition("__")[0]
+        rows = (
+            sitemap.model._default_manager.using(sitemap.get_queryset().db)
+            .filter(pk__in=keys)
+            .values_list("pk", self.lookup)
+            .order_by("pk", f"{through}__pk")
+        )
+        fetched: dict[Any, list[Any]] = defaultdict(list)
+        for key, value in rows:
+            if value is not None:
+                fetched[key].append(value)
+        self.fetched = fetched
+
+
+class Extensions:
+    """Turns an item into its extension elements; see the module docstring."""
+
+    def __init__(
+        self,
+        sitemap: Sitemap,
+        base_url: str,
+        tz: datetime.tzinfo,
+        describe: Callable[[Any], str],
+        image_at: int | None = None,
+        columns: bool = False,
+    ) -> None:
+        self.sitemap = sitemap
+        self.base_url = base_url
+        self.describe = describe
+        self.images_dropped = 0
+        field = images_field(sitemap)
+        self.reader = (
+            None if field is None else ImageReader(sitemap, columns, image_at)  # type: ignore[arg-type]
+        )
+        self.images = self.reader or (sitemap.images if overrides(sitemap, "images") else None)
+        self.videos = VideoXml(base_url, tz) if overrides(sitemap, "videos") else None
+        self.news = is_news(sitemap)
+        self.now = timezone.now()
+        self.tz = tz
+        self.checker = (
+            FragmentChecker(namespaces(sitemap)) if overrides(sitemap, "extra_xml") else None
+        )
+        self.active = bool(self.images or self.videos or self.news or self.checker)
+        # Whether only a plain image column is at work, which the fast loop writes itself.
+        self.plain_column = (
+            self.reader is not None
+            and self.reader.columns
+            and not self.reader.related
+            and not (self.videos or self.news or self.checker)
+            and not overrides(sitemap, "images")
+        )
+
+    def __call__(self, item: Any) -> str:
+        """The extension XML of ``item``; raises EntryRejected when it must not be listed."""
+        parts = []
+        if self.images is not None:
+            parts.append(self.images_of(item))
+        if self.videos is not None:
+            parts.extend(self.videos_of(item))
+        if self.news:
+            try:
+                parts.append(news_xml(self.sitemap.news(item), self.now, self.tz))
+            except NotNews as exc:
+                raise EntryRejected(f"not news: {exc}", quiet=exc.old) from None
+        if self.checker is not None:
+            for fragment in self.sitemap.extra_xml(item):
+                try:
+                    self.checker.check(fragment)
+                except FragmentError as exc:
+                    raise EntryRejected(f"extra_xml() returned {fragment[:80]!r}: {exc}") from None
+                parts.append(fragment)
+        return "".join(parts)
+
+    def images_of(self, item: Any) -> str:
+        assert self.images is not None
+        found = images_xml(self.images(item) or (), self.base_url)
+        if found.dropped:
+            self.images_dropped += found.dropped
+            self.warn(item, "dropped", found.problems)
+        return found.xml
+
+    def videos_of(self, item: Any) -> list[str]:
+        assert self.videos is not None
+        videos = self.sitemap.videos(item) or ()
+        parts = []
+        for video in [videos] if isinstance(videos, dict) else videos:
+            xml, problems = self.videos(video)
+            if problems:
+                self.warn(item, "left out", problems)
+            if xml is not None:
+                parts.append(xml)
+        return parts
+
+    def warn(self, item: Any, what: str, problems: list[str]) -> None:
+        logger.warning(
+            "Sitemap section %r: %s of %s: %s.",
+            self.sitemap.section,
+            what,
+            self.describe(item),
+            "; ".join(problems),
+        )

@@ -1,0 +1,441 @@
+"""The fast loop: a model section's column rows written with string concatenation.
+
+A section reading column rows (it has a URL route, rows.py) spends most of
+its time in generic steps that, for ordinary rows, do nothing: filling a URL
+template, checking the location, escaping, converting and formatting a
+datetime. For a row whose one URL value is plain (``[A-Za-z0-9_-]``, which
+every built-in string converter accepts and nothing ever encodes or escapes,
+or a non-negative integer), whose lastmod is already in the site's time zone
+and whose changefreq, priority and image columns hold values no step changes,
+those steps reduce to concatenation, and this loop does exactly that. Every
+other row goes through the EntryFactory, the general path, so the bytes are
+the same either way (the tests compare both paths on awkward values).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from django.db.models import FileField
+from django.urls.converters import IntConverter, PathConverter, SlugConverter, StringConverter
+
+from django_sitemapkit._engine.entries import EntryFactory
+from django_sitemapkit._engine.extensions import plain_file_prefix, target_field
+from django_sitemapkit._engine.rows import RowLayout, database_is_utc, url_values_unique
+from django_sitemapkit._protocol.extensionxml import image_element, images_xml
+from django_sitemapkit._protocol.locations import MAX_URL_LENGTH
+from django_sitemapkit._protocol.w3c import Lastmod, is_w3c_datetime, later
+from django_sitemapkit._protocol.writer import (
+    CHANGEFREQS,
+    UrlsetWriter,
+    format_priority,
+    priority_value,
+    url_element,
+)
+from django_sitemapkit._sitemaps import ModelSitemap
+
+# Accepted by the str, slug and path converters, unchanged by quote(), the
+# location rules and XML escaping, and free of dot segments.
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_-]+").fullmatch
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9_~/-]*").fullmatch
+# An image path or a local storage's file name that no step of the general path changes.
+_PLAIN_IMAGE_PATH = re.compile(r"/(?!/)[A-Za-z0-9_~./-]*").fullmatch
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*").fullmatch
+# Plain URL values, and the database's text of UTC datetimes (SQLite and MySQL:
+# six fraction digits or none; PostgreSQL: up to six and "+00"), one a line.
+_PLAIN_VALUES = re.compile(r"[A-Za-z0-9_-]+(?:\n[A-Za-z0-9_-]+)*").fullmatch
+_UTC_TEXT = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6}|(?:\.\d{1,6})?\+00)?"
+_UTC_TEXTS = re.compile(rf"{_UTC_TEXT}(?:\n{_UTC_TEXT})*").fullmatch
+_IDENTITY_CONVERTERS = (StringConverter, SlugConverter, PathConverter)
+# A non-negative int is written as its digits by these and by the int converter.
+_INT_CONVERTERS = (*_IDENTITY_CONVERTERS, IntConverter)
+_IMAGE_OPEN, _IMAGE_CLOSE = image_element("\0").split("\0")
+_ZERO = datetime.timedelta(0)
+# Rows checked and written at once where all are plain.
+_CHUNK = 2000
+
+RowDetails = Callable[[Sequence[Any]], str | None]
+
+
+@dataclass
+class RowsRead:
+    """What the rows a render read say, skipped ones included: how many, the newest lastmod,
+    and whether one had none (its lastmod column was NULL)."""
+
+    count: int = 0
+    newest: Lastmod | None = None
+    undated: bool = False
+
+
+class FastLoop:
+    """Writes column rows into a writer; see the module docstring."""
+
+    def __init__(self, factory: EntryFactory, layout: RowLayout, parts: list[str]) -> None:
+        self.factory = factory
+        self.layout = layout
+        base_url = factory.context.locations.base_url
+        # A plain entry is head + value + middle + [<lastmod>] + details + end:
+        # the one <url> assembler's element, cut around what varies.
+        element = url_element(f"{base_url}{parts[0]}\0{parts[1]}", "\1", "\2")
+        self.head, rest = element.split("\0")
+        self.middle, rest = rest.split("\1")
+        self.end = rest.removeprefix("\2")
+        # The longest URL value a location may take.
+        self.room = MAX_URL_LENGTH - len(base_url + "".join(parts))
+        self.details = factory.changefreq_xml + factory.priority_xml
+        self.row_details = row_details(factory, layout)
+        sitemap: Any = factory.sitemap
+        db_is_utc = database_is_utc(sitemap)
+        self.lastmod_text = lastmod_text(factory, db_is_utc=db_is_utc)
+        template = factory.access.url_template
+        assert template is not None
+        # Plain strings are written as they are (not for the int converter).
+        self.text_values = all(type(c) in _IDENTITY_CONVERTERS for c in template.converters)
+        # Rows whose URL's one value is a unique column cannot repeat a location:
+        # locations are tracked only once a row of the general path came.
+        self.tracking = not url_values_unique(sitemap)
+        self.read = RowsRead()
+        self.newest: Lastmod | None = None
+        self.utc_text = db_is_utc and factory.tz is datetime.UTC and factory.date_only is False
+        self.newest_raw: Any = None
+        self.newest_row: Sequence[Any] | None = None
+        self.entry = plain_entries(self, self.utc_text)
+
+    @classmethod
+    def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FastLoop | None:
+        """The fast loop for this file, or None when the general path must run."""
+        template, layout = factory.access.url_template, factory.access.layout
+        if (
+            template is None
+            or layout is None
+            or template.parts is None
+            or len(template.parts) != 2
+            or type(template.converters[0]) not in _INT_CONVERTERS
+            or (factory.has_extra_xml and not factory.extensions.plain_column)
+        ):
+            return None
+        # The static parts must pass the location rules untouched.
+        probe = "x".join(template.parts)
+        locations = factory.context.locations
+        if not _PLAIN_PATH(probe) or locations.build(probe) != locations.base_url + probe:
+            return None
+        if not locations.base_url.isascii():  # plain entries are counted a byte a character
+            return None
+        return cls(factory, layout, template.parts)
+
+    def render(
+        self, rows: Iterable[Sequence[Any]], writer: UrlsetWriter
+    ) -> tuple[Lastmod | None, Any]:
+        """Write ``rows``; returns (newest lastmod written, key of the first row that did not
+        fit). ``read`` then holds what the rows before that one said."""
+        factory, tz = self.factory, self.factory.tz
+        skipped = factory.skipped
+        rows, overflow_key = iter(rows), None
+        # A chunk whose every row is plain is written at once, by one comprehension
+        # (a third of the loop's time); any other, row by row.
+        while overflow_key is None and (chunk := list(islice(rows, _CHUNK))):
+            if not self._all_plain(chunk, writer):
+                overflow_key = self._each(chunk, writer)
+        newest = self.newest
+        if self.newest_row is not None:
+            newest = later(newest, factory.lastmod(self.newest_row), tz)
+        self.read.count = writer.count + factory.skipped - skipped
+        self.read.newest = later(self.read.newest, newest, tz)
+        return newest, overflow_key
+
+    def _all_plain(self, chunk: list[Sequence[Any]], writer: UrlsetWriter) -> bool:
+        """Write ``chunk`` at once if every row is plain, dated by the database's UTC text,
+        unrepeatable, and the rows fit; else write nothing and return False."""
+        column = self.layout.lastmod
+        if self.row_details is not None or self.tracking or not self.utc_text or column is None:
+            return False
+        columns = _plain_chunk(chunk, column, self.room)
+        if columns is None:
+            return False
+        head, middle = self.head, f"{self.middle}<lastmod>"
+        end = f"+00:00</lastmod>{self.details}{self.end}"
+        xmls = [f"{head}{v}{middle}{t[:10]}T{t[11:19]}{end}" for v, t in zip(*columns, strict=True)]
+        if not writer.add_entries(xmls, sum(map(len, xmls))):
+            return False
+        newest = max(columns[1])
+        if self.newest_raw is None or newest > self.newest_raw:
+            self.newest_raw, self.newest_row = newest, chunk[columns[1].index(newest)]
+        return True
+
+    def _each(self, rows: list[Sequence[Any]], writer: UrlsetWriter) -> Any:
+        """Write ``rows`` one by one; the key of the first that did not fit, or None."""
+        column, entry = self.layout.lastmod, self.entry
+        # Plain entries gather here, within the room the writer has left, and
+        # are added together: a writer's call per row costs more than the row.
+        batch: list[str] = []
+        size, room, space = 0, writer.entries_left, writer.bytes_left
+        newest_raw, newest_row, overflow_key = self.newest_raw, self.newest_row, None
+        for row in rows:
+            xml = entry(row)
+            if xml is None:
+                writer.add_entries(batch, size)
+                batch, size = [], 0
+                if not self._general(row, writer):
+                    overflow_key = row[0]
+                    break
+                room, space = writer.entries_left, writer.bytes_left
+                continue
+            if self.tracking and self._repeated(row, xml, writer.locs):
+                continue
+            if len(batch) >= room or size + len(xml) > space:
+                overflow_key = row[0]
+                break
+            batch.append(xml)
+            size += len(xml)
+            if (
+                column is not None
+                and (raw := row[column]) is not None
+                and (newest_raw is None or raw > newest_raw)
+            ):
+                newest_raw, newest_row = raw, row
+        writer.add_entries(batch, size)
+        self.newest_raw, self.newest_row = newest_raw, newest_row
+        return overflow_key
+
+    def _general(self, row: Sequence[Any], writer: UrlsetWriter) -> bool:
+        """Write the row by the general path (or skip it, logged); False when it did not fit."""
+        factory, column = self.factory, self.layout.lastmod
+        xml = factory(row)
+        if column is not None and row[column] is None:
+            self.read.undated = True
+        if xml is None:
+            self._read_skipped(row)
+            return True
+        if not self.tracking:
+            # Its location, normalised, might be one a plain row wrote.
+            writer.locs.update(writer.written_locs())
+            self.tracking = True
+        loc = factory.last_loc
+        if loc in writer.locs:
+            factory.skip_duplicate(row, loc)
+            self._read_skipped(row)
+            return True
+        if not writer.add_xml(xml):
+            return False
+        writer.locs.add(loc)
+        self.newest = later(self.newest, factory.last_lastmod, factory.tz)
+        return True
+
+    def _repeated(self, row: Sequence[Any], xml: str, locs: set[str]) -> bool:
+        """Whether the plain row's location is listed already (the row is skipped); else it is
+        now."""
+        loc = xml[_LOC_AT : xml.index("</loc>", _LOC_AT)]
+        if loc in locs:
+            self.factory.skip_duplicate(row, loc)
+            self._read_skipped(row)
+            return True
+        locs.add(loc)
+        return False
+
+    def _read_skipped(self, row: Sequence[Any]) -> None:
+        """Count a skipped row's lastmod among those read (see RowsRead)."""
+        if self.layout.lastmod is None:
+            return
+        with contextlib.suppress(TypeError, ValueError):  # a lastmod the general path refused
+            self.read.newest = later(self.read.newest, self.factory.lastmod(row), self.factory.tz)
+
+
+def _plain_chunk(
+    rows: list[Sequence[Any]], column: int, room: int
+) -> tuple[list[str], list[str]] | None:
+    """The rows' URL values and lastmods if every value is plain, at most ``room`` long, and
+    every lastmod the database's text of a UTC datetime, else None: checked at once, on the
+    values (and lastmods) joined by newlines, which none of them may hold."""
+    values, lastmods = [row[1] for row in rows], [row[column] for row in rows]
+    try:
+        joined, texts = "\n".join(values), "\n".join(lastmods)
+    except TypeError:  # a value or lastmod that is not text
+        return None
+    lines = len(rows) - 1
+    plain = (
+        _PLAIN_VALUES(joined)
+        and joined.count("\n") == lines
+        and texts.count("\n") == lines
+        and (_alike_utc_texts(texts, len(rows)) or _UTC_TEXTS(texts))
+        and max(map(len, values)) <= room
+    )
+    return (values, lastmods) if plain else None
+
+
+def _alike_utc_texts(texts: str, count: int) -> bool:
+    """Whether the ``count`` lines of ``texts`` all have one length, 19 or 26 (SQLite, MySQL)
+    or end in "+00", with a space at 10: checked by slicing, column by column, faster than
+    the pattern."""
+    width = texts.find("\n") if count > 1 else len(texts)
+    step = width + 1
+    if (
+        width < 19
+        or len(texts) != count * step - 1
+        or texts[width::step] != "\n" * (count - 1)
+        or texts[10::step] != " " * count
+    ):
+        return False
+    if width in (19, 26):
+        return True
+    return texts[width - 3 :: step] + texts[width - 2 :: step] + texts[width - 1 :: step] == (
+        "+" * count + "0" * (2 * count)
+    )
+
+
+def plain_entries(loop: FastLoop, utc_text: bool) -> Callable[[Sequence[Any]], str | None]:
+    """``loop``'s entry of a plain row, None for a row the general path must write: one
+    function with everything it reads bound, as it runs once per row.
+
+    ``utc_text``: lastmods come as the database's text of UTC datetimes, sliced
+    here where they have one of SQLite's and MySQL's lengths (else lastmod_text()).
+    """
+    head, middle, end, room, read = loop.head, loop.middle, loop.end, loop.room, loop.read
+    column, constant, row_details, text_of = (
+        loop.layout.lastmod,
+        loop.details,
+        loop.row_details,
+        loop.lastmod_text,
+    )
+    text_values, plain = loop.text_values, _PLAIN_VALUE
+    sliced = frozenset({19, 26} if utc_text else ())
+
+    def entry(row: Sequence[Any]) -> str | None:
+        value = row[1]
+        if value.__class__ is int and value >= 0:
+            value = str(value)
+        elif not (value.__class__ is str and text_values and plain(value)):
+            return None
+        details = constant if row_details is None else row_details(row)
+        if len(value) > room or details is None:
+            return None
+        raw = None if column is None else row[column]
+        text: str | None
+        if raw.__class__ is str and len(raw) in sliced and raw[10] == " ":
+            text = f"{raw[:10]}T{raw[11:19]}+00:00"
+        elif raw is None:
+            read.undated = read.undated or column is not None
+            return f"{head}{value}{middle}{details}{end}"
+        elif (text := text_of(raw)) is None:
+            return None
+        return f"{head}{value}{middle}<lastmod>{text}</lastmod>{details}{end}"
+
+    return entry
+
+
+# Where a plain entry's location starts: url_element() writes "<url><loc>" first.
+_LOC_AT = len("<url><loc>")
+
+
+def row_details(factory: EntryFactory, layout: RowLayout) -> RowDetails | None:
+    """A row's changefreq, priority and image from its columns, or None when none comes from
+    a column; the function answers None for a value the general path must judge (and log)."""
+    if layout.changefreq is None and layout.priority is None and layout.image is None:
+        return None
+    changefreq_at, priority_at, image_at = layout.changefreq, layout.priority, layout.image
+    changefreqs: dict[Any, str] = {c: f"<changefreq>{c}</changefreq>" for c in CHANGEFREQS}
+    changefreqs[None] = ""
+    priorities: dict[Any, str] = {None: ""}
+    images = None if image_at is None else image_xml(factory)
+    if image_at is not None and images is None:
+        return lambda row: None  # images the general path makes of every value
+
+    def priority(raw: Any) -> str | None:
+        xml = priorities.get(raw) if raw.__class__ is not bool else None
+        if xml is None:
+            try:
+                xml = f"<priority>{format_priority(priority_value(raw))}</priority>"
+            except ValueError:
+                return None
+            priorities[raw] = xml
+        return xml
+
+    def details(row: Sequence[Any]) -> str | None:
+        changefreq = (
+            factory.changefreq_xml if changefreq_at is None else changefreqs.get(row[changefreq_at])
+        )
+        priority_xml = factory.priority_xml if priority_at is None else priority(row[priority_at])
+        image = "" if images is None else images(row[image_at])  # type: ignore[index]
+        if changefreq is None or priority_xml is None or image is None:
+            return None
+        return changefreq + priority_xml + image
+
+    return details
+
+
+def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], str | None]:
+    """Format a raw database lastmod (not None) cheaply, or return None to defer to the general
+    path."""
+    tz = factory.tz
+    text_ok = db_is_utc and tz is datetime.UTC
+    date_only = factory.date_only
+
+    def text(raw: Any) -> str | None:
+        if date_only:
+            return None
+        if raw.__class__ is str:
+            # The database's text of a UTC datetime: "YYYY-MM-DD HH:MM:SS"
+            # with six fractional digits or none (SQLite, MySQL), or any number
+            # of them and "+00" (PostgreSQL in a UTC session).
+            if (
+                text_ok
+                and len(raw) >= 19
+                and raw[10] == " "
+                and (len(raw) in (19, 26) or raw.endswith("+00"))
+            ):
+                return f"{raw[:10]}T{raw[11:19]}+00:00"
+            return None
+        if raw.__class__ is datetime.datetime and (
+            raw.tzinfo is tz
+            # Any zone at offset zero writes the same text as UTC itself
+            # (psycopg hands out ZoneInfo("UTC"), not datetime.UTC).
+            or (tz is datetime.UTC and raw.tzinfo is not None and raw.utcoffset() == _ZERO)
+        ):
+            formatted: str = raw.isoformat(timespec="seconds")
+            if is_w3c_datetime(formatted):
+                return formatted
+        return None
+
+    return text
+
+
+def image_xml(factory: EntryFactory) -> Callable[[Any], str | None] | None:
+    """For a plain image column: its value -> the entry's image element ("" for none), or
+    None for the general path; None when the column's values are never plain.
+
+    A plain value is a path (or a local storage's file name) of characters no
+    step changes, so prefixing what the general path makes of a probe's
+    directory is all it would do.
+    """
+    if not factory.extensions.plain_column:
+        return None
+    field = target_field(factory.sitemap)  # type: ignore[arg-type]
+    to_url: Callable[[str], Any] = str
+    plain, probe = _PLAIN_IMAGE_PATH, "/x/y.jpg"
+    if isinstance(field, FileField):
+        if plain_file_prefix(field) is None:
+            return None
+        plain, probe, to_url = _PLAIN_NAME, "x/y.jpg", field.storage.url
+    made = images_xml([to_url(probe)], factory.context.locations.base_url).xml
+    end = probe + _IMAGE_CLOSE
+    if not made.startswith(_IMAGE_OPEN) or not made.endswith(end):
+        return None
+    prefix = made[len(_IMAGE_OPEN) : -len(end)]
+    if not prefix.isascii():
+        return None
+
+    def image(value: Any) -> str | None:
+        if value is None or value == "":
+            return ""
+        if value.__class__ is str and plain(value) and "/." not in value and "//" not in value:
+            url = prefix + value
+            if len(url) <= MAX_URL_LENGTH:
+                return f"{_IMAGE_OPEN}{url}{_IMAGE_CLOSE}"
+        return None
+
+    return image

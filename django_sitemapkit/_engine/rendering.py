@@ -1,0 +1,402 @@
+"""The single rendering path: the views and the static build both call these.
+
+Each function returns the finished bytes of one file plus what HTTP needs
+(a strong ETag and the newest lastmod), so a file served by a view and a file
+written by the build are the same bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import gzip
+import hashlib
+import logging
+import posixpath
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NoReturn, Protocol
+
+from django.db import connections
+from django.urls import get_resolver, get_script_prefix, get_urlconf, reverse
+from django.utils import timezone
+
+from django_sitemapkit._conf import get_settings
+from django_sitemapkit._engine import rows
+from django_sitemapkit._engine.entries import RenderContext, item_access
+from django_sitemapkit._engine.pages import PageNotFound
+from django_sitemapkit._engine.rows import url_route
+from django_sitemapkit._engine.sections import listing, page_figures, render_sitemap_page
+from django_sitemapkit._engine.skiplog import one_render
+from django_sitemapkit._protocol.files import STYLESHEET_NAME
+from django_sitemapkit._protocol.locations import InvalidLocation, LocationBuilder
+from django_sitemapkit._protocol.w3c import format_lastmod, later, to_aware
+from django_sitemapkit._protocol.writer import IndexWriter, UrlsetWriter, url_element
+from django_sitemapkit._reversing import rendering_language
+from django_sitemapkit._siteconfig import SiteConfig, rendering_site
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
+
+
+class SectionRegistry(Protocol):
+    """What rendering needs of a set of sections: a ``SitemapSite``."""
+
+    #: The URL namespace its views are routed under.
+    name: str
+
+    def get(self, section: str) -> Sitemap | None: ...
+
+    def __iter__(self) -> Iterator[Sitemap]: ...
+
+    def sections(self) -> list[str]: ...
+
+    def invalidate_listing(self, section: str) -> None:
+        """The recorded pages of ``section`` changed: drop what lists them."""
+
+
+class SiteSections:
+    """The sections of ``sitemaps`` one site of ``SITEMAPKIT["SITES"]`` lists."""
+
+    def __init__(self, sitemaps: SectionRegistry, site: SiteConfig) -> None:
+        self.sitemaps = sitemaps
+        self.site = site
+        self.name = sitemaps.name
+
+    def get(self, section: str) -> Sitemap | None:
+        return self.sitemaps.get(section) if self.site.lists(section) else None
+
+    def __iter__(self) -> Iterator[Sitemap]:
+        return (sitemap for sitemap in self.sitemaps if self.site.lists(sitemap.name))
+
+    def sections(self) -> list[str]:
+        return [name for name in self.sitemaps.sections() if self.site.lists(name)]
+
+    def invalidate_listing(self, section: str) -> None:
+        self.sitemaps.invalidate_listing(section)
+
+
+def site_of(sitemaps: SectionRegistry) -> SiteConfig | None:
+    """The site whose sections ``sitemaps`` are, if they are one site's."""
+    return sitemaps.site if isinstance(sitemaps, SiteSections) else None
+
+
+# The URL namespace of the default site, whose URLs ``django_sitemapkit.urls`` holds.
+URL_NAMESPACE = "sitemapkit"
+
+logger = logging.getLogger("django_sitemapkit")
+
+# gzip level 6: zlib's default, the usual balance for files fetched often.
+GZIP_LEVEL = 6
+
+
+class SectionNotFound(LookupError):
+    """No section of that name is registered."""
+
+
+@dataclass(frozen=True)
+class RenderedFile:
+    content: bytes
+    last_modified: datetime.datetime | None
+    url_count: int = 0
+    skipped: int = 0
+
+    @cached_property
+    def etag(self) -> str:
+        return f'"{hashlib.sha256(self.content).hexdigest()[:32]}"'
+
+    def gzipped(self) -> RenderedFile:
+        """The same file as gzip, byte for byte what a build writes."""
+        return RenderedFile(gzipped(self.content), self.last_modified, self.url_count, self.skipped)
+
+
+def gzipped(content: bytes) -> bytes:
+    """``content`` as a ``.gz`` file: reproducible, no timestamp in its header."""
+    return gzip.compress(content, compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def site_time_zone() -> datetime.tzinfo:
+    """settings.TIME_ZONE, never a per-request activated zone: output must not vary by user."""
+    zone = timezone.get_default_timezone()
+    # The database hands out datetime.UTC-aware values; the same object here
+    # lets them be written without a conversion (the output is identical).
+    return datetime.UTC if getattr(zone, "key", None) in ("UTC", "Etc/UTC") else zone
+
+
+def views_routed(namespace: str = URL_NAMESPACE) -> bool:
+    """Whether the URLconf routes a site's views under ``namespace`` (at the top)."""
+    resolver = get_resolver(get_urlconf())
+    return namespace in resolver.namespace_dict or namespace in resolver.app_dict
+
+
+def index_path(namespace: str = URL_NAMESPACE) -> str:
+    """Where the index lives: the one rule for every file's URL, robots.txt included.
+
+    Where the views are routed, their URL. Otherwise a web server serves the
+    built files, at the root of the site as Django knows it (the script
+    prefix), which is where ``path("", site.urls)`` would route them.
+    """
+    if views_routed(namespace):
+        return reverse(f"{namespace}:index")
+    return get_script_prefix() + INDEX_NAME
+
+
+def page_path(
+    section: str, number: int, *, gz: bool = False, namespace: str = URL_NAMESPACE
+) -> str:
+    if views_routed(namespace):
+        name = f"{namespace}:section" + ("-gz" if gz else "")
+        return reverse(name, kwargs={"section": section, "page": number})
+    # Beside the index, under the name urls.py gives the page (and a build its file).
+    name = page_filename(section, number) + (".gz" if gz else "")
+    return posixpath.join(posixpath.dirname(index_path(namespace)), name)
+
+
+def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
+    """The href of the XSL stylesheet every file references; None when STYLESHEET is off.
+
+    An absolute path beside the index, never an absolute URL: a browser
+    applies an XSL only from the document's own origin, and a path resolves
+    against whichever origin served the file (the views, or a web server
+    serving the build, which holds the stylesheet beside the index too).
+    """
+    if not get_settings().STYLESHEET:
+        return None
+    return posixpath.join(posixpath.dirname(index_path(namespace)), STYLESHEET_NAME)
+
+
+def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
+    """Locations are built from ``base_url`` and must lie in the index's directory."""
+    directory = posixpath.dirname(index_path(namespace))
+    directory_url = base_url + directory.rstrip("/") + "/"
+    return RenderContext(
+        locations=LocationBuilder(
+            base_url,
+            directory_url=directory_url,
+            strip_params=get_settings().STRIP_QUERY_PARAMS,
+        ),
+        tz=site_time_zone(),
+        stylesheet=stylesheet_href(namespace),
+    )
+
+
+def render_page(
+    section: str, number: int, *, base_url: str, sitemaps: SectionRegistry
+) -> RenderedFile:
+    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound (also for a page whose
+    every item is skipped, which the index does not name)."""
+    sitemap = sitemaps.get(section)
+    if sitemap is None:
+        raise SectionNotFound(section)
+    with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
+        page = render_sitemap_page(sitemap, number, make_context(base_url, sitemaps.name))
+    if page.pages_recut:
+        sitemaps.invalidate_listing(section)
+    return RenderedFile(
+        page.content,
+        page.lastmod if page.every_entry_dated else None,
+        page.url_count,
+        page.skipped,
+    )
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One ``<sitemap>`` of the index: a page and the lastmod to announce for it."""
+
+    section: str
+    number: int
+    lastmod: datetime.datetime | datetime.date | None
+
+
+def write_index(
+    entries: Iterable[IndexEntry], *, base_url: str, namespace: str = URL_NAMESPACE
+) -> RenderedFile:
+    """The ``<sitemapindex>`` naming ``entries`` in order.
+
+    Raises PageNotFound when there is no entry (an empty index is not valid),
+    IndexFull past 50,000 files. Undated when an entry is (see every_entry_dated).
+    """
+    tz = site_time_zone()
+    gz = get_settings().INDEX_LINKS_GZIP
+    writer = IndexWriter(stylesheet=stylesheet_href(namespace))
+    newest: datetime.date | datetime.datetime | None = None
+    undated = False
+    for entry in entries:
+        lastmod = None
+        if entry.lastmod is not None:
+            newest = later(newest, entry.lastmod, tz)
+            try:
+                # Always a full datetime in the index: one format per file, and a
+                # date becomes midnight of its own day, never the day before.
+                lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
+            except (OverflowError, ValueError):
+                # Year 9999 read in a zone ahead of UTC is year 10000: the
+                # page is listed without it, so crawlers always fetch it.
+                logger.warning(
+                    "Sitemap index: listed page %d of section %r without lastmod: "
+                    "%s cannot be written in %s.",
+                    entry.number,
+                    entry.section,
+                    entry.lastmod,
+                    tz,
+                )
+        undated = undated or lastmod is None
+        path = page_path(entry.section, entry.number, gz=gz, namespace=namespace)
+        writer.add(base_url + path, lastmod)
+    if writer.count == 0:
+        raise PageNotFound(0)
+    last_modified = None if newest is None or undated else to_aware(newest, tz)
+    return RenderedFile(writer.content(), last_modified, url_count=writer.count)
+
+
+def index_entries(*, base_url: str, sitemaps: SectionRegistry) -> Iterator[IndexEntry]:
+    """Every non-empty page of every section, with the newest lastmod of its rows (none where
+    a row has none, as contrib's index)."""
+    context = make_context(base_url, sitemaps.name)
+    for sitemap in sitemaps:
+        for figures in listing(sitemap, context, page_figures(sitemap, context)):
+            yield IndexEntry(sitemap.name, figures.number, figures.newest)
+
+
+def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
+    """The index as the database has it now: one entry per non-empty page (or, while there
+    is none, ``empty_site_file()``)."""
+    with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
+        entries = index_entries(base_url=base_url, sitemaps=sitemaps)
+        try:
+            return write_index(entries, base_url=base_url, namespace=sitemaps.name)
+        except PageNotFound:
+            return empty_site_file(base_url=base_url, namespace=sitemaps.name)
+
+
+def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> RenderedFile:
+    """``/sitemap.xml`` while no section has a URL: a ``<urlset>`` of its directory, undated."""
+    directory = index_path(namespace).rpartition("/")[0] + "/"  # all it may list is under it
+    writer = UrlsetWriter(stylesheet=stylesheet_href(namespace))
+    writer.add_xml(url_element(base_url + directory))
+    return RenderedFile(writer.content(), None, url_count=1)
+
+
+INDEX_NAME = "sitemap.xml"
+# A page number in URLs: canonical (no 0, no leading zeros), so one file has one URL.
+PAGE_NUMBER = "[1-9][0-9]{0,8}"
+
+
+def page_filename(section: str, number: int) -> str:
+    return f"sitemap-{section}-{number}.xml"
+
+
+INDEX_AT_ROOT_HINT = (
+    'Include the sitemap URLs at the root of the site: path("", site.urls), '
+    "or leave the include out where a web server serves the files sitemapkit_build writes."
+)
+
+
+@dataclass(frozen=True)
+class Misplaced:
+    """A URL of a section (or the start all of them share) outside the index's directory."""
+
+    url: str
+    is_prefix: bool
+    directory: str
+    index_path: str
+
+    def __str__(self) -> str:
+        what = f"URLs starting {self.url}" if self.is_prefix else self.url
+        return (
+            f"lists {what}, outside {self.directory}, the directory of the sitemap index "
+            f"{self.index_path}: a sitemap may only list URLs under its own directory."
+        )
+
+
+class IndexDirectory:
+    """The directory of the sitemap index, which holds every URL the sitemaps may list."""
+
+    def __init__(self, base_url: str, namespace: str = URL_NAMESPACE) -> None:
+        self.index_path = index_path(namespace)
+        # The index's directory refuses what lies outside it; the site's
+        # refuses only what is wrong anywhere (another host, too long...),
+        # which the build skips with its own reason.
+        self.inside = make_context(base_url, namespace).locations
+        self.site = LocationBuilder(base_url, strip_params=get_settings().STRIP_QUERY_PARAMS)
+
+    @property
+    def is_site_root(self) -> bool:
+        return self.inside.directory_url == self.site.directory_url
+
+    def misplaced(self, sitemap: Sitemap, *, query: bool = False) -> Misplaced | None:
+        """A URL of ``sitemap`` outside the directory; ``query`` lets it read the first row."""
+        if self.is_site_root:
+            return None
+        try:
+            samples = _sample_locations(sitemap, query=query)
+        except Exception:
+            # Whatever fails here fails again where the section is rendered,
+            # which skips the item and says why.
+            return None
+        for raw, is_prefix in samples:
+            try:
+                url = self.site.build(raw)
+            except InvalidLocation:
+                continue
+            directory = self.inside.directory_url
+            # A prefix above the directory ("/" for "/sitemapkit/") leaves the
+            # decision to the rest of each URL.
+            if not url.startswith(directory) and not (is_prefix and directory.startswith(url)):
+                return Misplaced(url, is_prefix, directory, self.index_path)
+        return None
+
+
+def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bool]]:
+    """Locations of ``sitemap`` known cheaply: (what location() gives, is it only a prefix)."""
+    if isinstance(sitemap, ModelSitemap):
+        return _model_locations(sitemap, query=query)
+    items = sitemap.items()
+    if isinstance(sitemap, StaticViewSitemap):
+        return [(sitemap.location(item), False) for item in items]
+    if not query and not isinstance(items, list | tuple):
+        return []  # a QuerySet or another lazy sequence: reading it is a query
+    return [(sitemap.location(item), False) for item in items[:1]]
+
+
+def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object, bool]]:
+    samples: list[tuple[object, bool]] = []
+    route = url_route(sitemap)
+    if route is not None:
+        template = route.template()
+        if template.parts is not None:
+            samples.append((template.parts[0], True))
+    if query and sitemap.model is not None:
+        queryset = sitemap.get_queryset()
+        if rows.reads_columns(sitemap):
+            queryset = queryset.values_list(*rows.row_layout(sitemap).columns)
+        row = queryset.first()
+        if row is not None:
+            samples.append((item_access(sitemap).location(row), False))
+    return samples
+
+
+def _refuse_database(*args: object, **kwargs: object) -> NoReturn:
+    raise RuntimeError("system checks do not query the database")
+
+
+@contextlib.contextmanager
+def without_database() -> Iterator[None]:
+    """Refuse this thread's database access, as Django's SimpleTestCase does.
+
+    A check runs before every management command, migrate included, so it
+    must not read tables that may not exist yet, nor the rows of a big list
+    that ``items()`` builds. Every cursor, and every connect, goes through
+    ``ensure_connection()``.
+    """
+    patched = [(c, vars(c).get("ensure_connection")) for c in connections.all()]
+    for connection, _ in patched:
+        setattr(connection, "ensure_connection", _refuse_database)  # noqa: B010
+    try:
+        yield
+    finally:
+        for connection, previous in patched:
+            if previous is None:
+                delattr(connection, "ensure_connection")
+            else:
+                setattr(connection, "ensure_connection", previous)  # noqa: B010

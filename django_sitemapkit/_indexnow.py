@@ -1,0 +1,325 @@
+"""IndexNow: telling search engines which URLs a build changed, in POSTs of at most 10,000 URLs.
+
+``watch()`` wraps the build's transaction: each page file it writes (not the
+``.gz``, not the index) has its old bytes read *before* the write, since a flat
+storage overwrites in place. A URL changed when it is new, gone, or its
+``<url>`` entry differs, over every page the build wrote (a URL moved to another
+page with the same entry did not). ``announce()`` submits them once
+``publish()`` returned, never for a build that failed or changed nothing.
+
+The protocol (https://www.indexnow.org/documentation): a JSON body ``{"host",
+"key", "keyLocation", "urlList"}`` POSTed to an endpoint, the key served as a
+text file on the site's own host. Each POST is bounded (``_boundedhttp.py``):
+one deadline for a build's requests, a redirect is a refusal. A failure is
+retried with backoff while the deadline allows, then logged: it never fails
+the build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import logging
+import math
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+from xml.sax.saxutils import unescape
+
+from django.urls import NoReverseMatch, get_script_prefix, reverse
+
+from django_sitemapkit._boundedhttp import Deadline, exchange
+from django_sitemapkit._conf import SETTINGS_NAME, get_settings
+from django_sitemapkit._engine.rendering import URL_NAMESPACE, views_routed
+from django_sitemapkit._publishing.base import Manifest, Publisher, Transaction
+
+logger = logging.getLogger("django_sitemapkit")
+
+DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"
+# The protocol's limit of URLs per POST.
+MAX_BATCH = 10_000
+KEY_PATTERN = re.compile(r"[a-zA-Z0-9-]{8,128}")
+# Seconds slept before each retry: four tries in all, about seven seconds.
+DELAYS = (1.0, 2.0, 4.0)
+# Seconds each socket operation may take, and all the requests of a build together.
+TIMEOUT = 10.0
+DEFAULT_DEADLINE = 60.0
+USER_AGENT = "django-sitemapkit"
+# The name of the key file's route in each site's URL patterns.
+KEY_ROUTE = "indexnow-key"
+_SETTING = f"{SETTINGS_NAME}['INDEXNOW']"
+_KNOWN = {"KEY", "ENDPOINT", "BATCH_SIZE", "DEADLINE"}
+# Entries as the writer makes them; text is escaped, so no "<" but a tag's.
+_ENTRY = re.compile(rb"<url>(.*?)</url>", re.DOTALL)
+_LOC = re.compile(rb"<loc>([^<]*)</loc>")
+_ENTITIES = {"&quot;": '"', "&apos;": "'"}
+
+
+@dataclass(frozen=True)
+class IndexNowConfig:
+    key: str
+    endpoint: str = DEFAULT_ENDPOINT
+    batch_size: int = MAX_BATCH
+    deadline: float = DEFAULT_DEADLINE
+
+
+def config_problems(value: object) -> list[str]:
+    """What is wrong with an ``INDEXNOW`` setting (None, or a dict), in words; none: usable."""
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        return [f"{_SETTING} must be a dict or None, not {type(value).__name__}."]
+    problems = [f"{_SETTING} has an unknown key {key!r}." for key in sorted(set(value) - _KNOWN)]
+    key = value.get("KEY")
+    if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):
+        problems.append(f"{_SETTING}['KEY'] must be 8 to 128 characters of a-z, A-Z, 0-9 and '-'.")
+    endpoint = value.get("ENDPOINT", DEFAULT_ENDPOINT)
+    if not isinstance(endpoint, str) or urlsplit(endpoint).scheme not in ("http", "https"):
+        problems.append(f"{_SETTING}['ENDPOINT'] must be an http or https URL.")
+    batch = value.get("BATCH_SIZE", MAX_BATCH)
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
+        problems.append(f"{_SETTING}['BATCH_SIZE'] must be a number from 1 to {MAX_BATCH:,}.")
+    deadline = value.get("DEADLINE", DEFAULT_DEADLINE)
+    if (
+        isinstance(deadline, bool)
+        or not isinstance(deadline, int | float)
+        or not 0 < deadline < math.inf
+    ):
+        problems.append(f"{_SETTING}['DEADLINE'] must be a number of seconds above 0.")
+    return problems
+
+
+def indexnow_config() -> IndexNowConfig | None:
+    """The configured IndexNow, or None when it is off or unusable (check E022 says why)."""
+    value = get_settings().INDEXNOW
+    if value is None or config_problems(value):
+        return None
+    return IndexNowConfig(
+        key=value["KEY"],
+        endpoint=value.get("ENDPOINT", DEFAULT_ENDPOINT),
+        batch_size=value.get("BATCH_SIZE", MAX_BATCH),
+        deadline=value.get("DEADLINE", DEFAULT_DEADLINE),
+    )
+
+
+def key_location(base_url: str, key: str, namespace: str = URL_NAMESPACE) -> str:
+    """The key file's URL: where the site's views serve it, else at the root as Django knows it."""
+    if views_routed(namespace):
+        try:
+            return base_url + reverse(f"{namespace}:{KEY_ROUTE}", kwargs={"key": key})
+        except NoReverseMatch:
+            pass
+    return base_url + get_script_prefix() + f"{key}.txt"
+
+
+@dataclass
+class Submission:
+    """What was sent: URLs accepted by the endpoint, and URLs not sent because it failed."""
+
+    sent: int = 0
+    unsent: int = 0
+
+
+def submit(
+    urls: Sequence[str],
+    *,
+    base_url: str,
+    config: IndexNowConfig,
+    key_url: str,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Submission:
+    """POST the URLs of ``base_url``'s host in batches, all within ``config.deadline`` seconds;
+    the first batch that fails stops the rest."""
+    host = urlsplit(base_url).netloc
+    own = [url for url in urls if urlsplit(url).netloc == host]
+    outcome = Submission()
+    deadline = Deadline(config.deadline)
+    for start in range(0, len(own), config.batch_size):
+        batch = own[start : start + config.batch_size]
+        body = {"host": host, "key": config.key, "keyLocation": key_url, "urlList": batch}
+        if not _post(config.endpoint, body, deadline, sleep):
+            outcome.unsent = len(own) - start
+            logger.warning(
+                "IndexNow: %d changed URLs of %s not submitted to %s.",
+                outcome.unsent,
+                host,
+                config.endpoint,
+            )
+            break
+        outcome.sent += len(batch)
+    if outcome.sent:
+        logger.info("IndexNow: %d changed URLs of %s submitted.", outcome.sent, host)
+    return outcome
+
+
+def _post(
+    endpoint: str, body: dict[str, Any], deadline: Deadline, sleep: Callable[[float], None]
+) -> bool:
+    """One batch, tried again after each delay of DELAYS while the failure may pass."""
+    data = json.dumps(body).encode("utf-8")
+    headers = {"Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT}
+    for attempt in range(len(DELAYS) + 1):
+        if attempt:
+            sleep(min(DELAYS[attempt - 1], deadline.left()))
+        if not deadline.left():
+            logger.warning(
+                "IndexNow: %s gave no answer within the deadline of %g s; giving up.",
+                endpoint,
+                deadline.seconds,
+            )
+            return False
+        try:
+            with exchange("POST", endpoint, deadline, TIMEOUT, data, headers) as response:
+                status = response.response.status
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            problem = str(exc) or type(exc).__name__
+        else:
+            if 200 <= status < 300:
+                return True
+            # Too many requests and server errors may pass; the others say the request is wrong.
+            if status != 429 and status < 500:
+                redirect = " (a redirect, not followed)" if 300 <= status < 400 else ""
+                logger.warning(
+                    "IndexNow: %s refused the URLs: HTTP %d%s.", endpoint, status, redirect
+                )
+                return False
+            problem = f"HTTP {status}"
+        logger.info("IndexNow: try %d to %s failed (%s).", attempt + 1, endpoint, problem)
+    logger.warning("IndexNow: %s failed %d times; giving up.", endpoint, len(DELAYS) + 1)
+    return False
+
+
+def entries(xml: bytes | None) -> Iterator[tuple[str, bytes]]:
+    """Each ``<url>`` of a ``<urlset>`` file: its location and a digest of the whole entry."""
+    if not xml:
+        return
+    for match in _ENTRY.finditer(xml):
+        loc = _LOC.search(match.group(1))
+        if loc is not None:
+            url = unescape(loc.group(1).decode("utf-8").strip(), _ENTITIES)
+            yield url, hashlib.blake2b(match.group(1), digest_size=16).digest()
+
+
+class UrlDiff:
+    """The URLs whose entries differ between the old and new bytes of the pages given.
+
+    Entries equal on the same page cancel at once, so what is held is only
+    the URLs that changed or moved: a build's diff costs memory in
+    proportion to its changes, not to the pages it rewrote.
+    """
+
+    def __init__(self) -> None:
+        self._edited: set[str] = set()
+        # URLs only in an old page, or only in a new one, with their entry's digest.
+        self._gone: dict[str, bytes] = {}
+        self._came: dict[str, bytes] = {}
+
+    def page(self, old: bytes | None, new: bytes | None) -> None:
+        """Compare a page's old bytes (None: it is new) with its new ones (None: removed)."""
+        before = dict(entries(old))
+        for url, digest in entries(new):
+            was = before.pop(url, None)
+            if was is None:
+                self._came[url] = digest
+            elif was != digest:
+                self._edited.add(url)
+        self._gone.update(before)
+
+    def changed(self) -> list[str]:
+        """Every URL added, edited or removed, sorted."""
+        urls = set(self._edited)
+        for url in self._gone.keys() | self._came.keys():
+            digest = self._gone.get(url)
+            if digest is None or digest != self._came.get(url):
+                urls.add(url)
+        return sorted(urls)
+
+
+def is_page(name: str) -> bool:
+    return name.startswith("sitemap-") and name.endswith(".xml")
+
+
+class WatchingTransaction:
+    """A transaction that passes everything on and notes which URLs its pages change."""
+
+    def __init__(self, inner: Transaction, publisher: Publisher, previous: Manifest) -> None:
+        self._inner = inner
+        self._publisher = publisher
+        self._previous = previous
+        # None once noting failed: nothing is announced rather than a part.
+        self.diff: UrlDiff | None = UrlDiff()
+        self.published = False
+
+    def write(self, name: str, data: bytes) -> None:
+        if is_page(name):
+            self._note(name, data)
+        self._inner.write(name, data)
+
+    def keep(self, name: str) -> None:
+        self._inner.keep(name)
+
+    def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
+        current = set(manifest.files())
+        for name in self._previous.files():
+            if is_page(name) and name not in current:
+                self._note(name, None)
+        self._inner.publish(index, manifest)
+        self.published = True
+
+    def abort(self) -> None:
+        self._inner.abort()
+
+    def _note(self, name: str, new: bytes | None) -> None:
+        if self.diff is None:
+            return
+        try:
+            self.diff.page(self._publisher.read(self._previous, name), new)
+        except Exception:
+            logger.warning("IndexNow: could not compare %s; nothing will be submitted.", name)
+            self.diff = None
+
+
+def watch(
+    transaction: Transaction | None,
+    publisher: Publisher,
+    previous: Manifest | None,
+    base_url: str,
+) -> Transaction | None:
+    """``transaction``, noting changed URLs if IndexNow is on and a set was published before.
+
+    A first build changes nothing a search engine knew of from this site's
+    sitemaps: it submits nothing, rather than every URL of the site. Nor does
+    the first build for another base URL (a move to another host or scheme),
+    whose every URL is new while none of its pages changed.
+    """
+    if transaction is None or previous is None or indexnow_config() is None:
+        return transaction
+    if previous.base_url != base_url:
+        logger.warning(
+            "IndexNow: the base URL is %s, the last build's was %s: every URL moved, "
+            "so this build submits none.",
+            base_url,
+            previous.base_url,
+        )
+        return transaction
+    return WatchingTransaction(transaction, publisher, previous)
+
+
+def announce(transaction: Transaction | None, base_url: str, namespace: str) -> None:
+    """Submit the URLs a published build changed; failures are logged, never raised."""
+    config = indexnow_config()
+    if not isinstance(transaction, WatchingTransaction) or config is None:
+        return
+    if not transaction.published or transaction.diff is None:
+        return
+    try:
+        urls = transaction.diff.changed()
+        if urls:
+            key_url = key_location(base_url, config.key, namespace)
+            submit(urls, base_url=base_url, config=config, key_url=key_url)
+    except Exception:
+        logger.exception("IndexNow: submitting the changed URLs failed.")

@@ -1,0 +1,227 @@
+"""What every publisher provides, and the parts of publishing they all share.
+
+A publisher owns the published set of sitemap files in one storage; a build
+takes its lock, reads its manifest, and writes a new set through a
+transaction that readers cannot see until ``publish()``. Whatever the
+storage, a set is published in one order: every page first, then the index,
+the manifest last (``write_index_and_manifest``). Where files become visible
+one by one (a flat storage), that order is what keeps readers from an index
+naming a missing page, also when a build dies half-way; the next build
+trusts the files a manifest lists, so that comes last everywhere.
+
+The manifest names every page of a set with its hash, size, lastmod and
+fingerprint, which make the next build incremental.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol
+
+from django_sitemapkit._engine.rendering import INDEX_NAME, page_filename
+from django_sitemapkit._protocol.files import STYLESHEET_NAME
+
+MANIFEST_NAME = "sitemapkit-manifest.json"
+MANIFEST_VERSION = 1
+
+
+@dataclass
+class FileRecord:
+    """One page of the published set, as the manifest remembers it."""
+
+    section: str
+    number: int
+    sha256: str
+    size: int
+    urls: int
+    # The file's Last-Modified (ISO 8601, aware): later whenever its bytes change.
+    lastmod: str | None
+    skipped: int = 0
+    # The page's figures when it was rendered: while they stay the same, an
+    # incremental build keeps the page as published.
+    fingerprint: str | None = None
+    # The lastmod the index announces for this page: its figures' newest (see
+    # engine.sections.page_figures), as the live index announces it.
+    index_lastmod: str | None = None
+
+    @property
+    def name(self) -> str:
+        return page_filename(self.section, self.number)
+
+    def lastmod_value(self) -> datetime.datetime | None:
+        return None if self.lastmod is None else datetime.datetime.fromisoformat(self.lastmod)
+
+    def index_lastmod_value(self) -> datetime.date | datetime.datetime | None:
+        if self.index_lastmod is None:
+            return None
+        if len(self.index_lastmod) == len("YYYY-MM-DD"):
+            return datetime.date.fromisoformat(self.index_lastmod)
+        return datetime.datetime.fromisoformat(self.index_lastmod)
+
+
+@dataclass
+class Manifest:
+    generation: str
+    built_at: str
+    base_url: str
+    gzip: bool
+    pages: list[FileRecord] = field(default_factory=list)
+    index_sha256: str = ""
+    index_lastmod: str | None = None
+    previous_generation: str | None = None
+    # Per section, the fingerprint of its class, URL patterns and settings
+    # (_building/builder.py): when it changes, the section is rendered again.
+    configs: dict[str, str] = field(default_factory=dict)
+    # How long the build took, in seconds.
+    seconds: float | None = None
+    # The href every file references its XSL stylesheet by (None: STYLESHEET
+    # was off), and the hash of the stylesheet written beside the index.
+    stylesheet: str | None = None
+    stylesheet_sha256: str = ""
+
+    def files(self) -> list[str]:
+        """Every file of the set, the index included."""
+        names = [record.name for record in self.pages] + [INDEX_NAME]
+        if self.gzip:
+            names += [name + ".gz" for name in names]
+        if self.stylesheet is not None:
+            names.append(STYLESHEET_NAME)
+        return names
+
+    def record_for(self, name: str) -> FileRecord | None:
+        base = name.removesuffix(".gz")
+        for record in self.pages:
+            if record.name == base:
+                return record
+        return None
+
+    def to_json(self) -> bytes:
+        # One line per page keeps the file small and quick to write.
+        head = json.dumps(
+            {f.name: getattr(self, f.name) for f in fields(self) if f.name != "pages"},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        lines = ",\n".join(
+            json.dumps(
+                {f.name: getattr(record, f.name) for f in fields(record)},
+                sort_keys=True,
+                separators=(",", ":"),
+            )
+            for record in self.pages
+        )
+        return f'{head[:-1]},"pages":[\n{lines}\n]}}\n'.encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Manifest:
+        raw = json.loads(data)
+        if raw.pop("version", MANIFEST_VERSION) != MANIFEST_VERSION:
+            raise ValueError("unknown manifest version")
+        # What earlier versions recorded and this one does not use is left out.
+        pages = [FileRecord(**_known(FileRecord, page)) for page in raw.pop("pages")]
+        return cls(pages=pages, **_known(cls, raw))
+
+
+def _known(cls: type[Any], raw: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {key: value for key, value in raw.items() if key in names}
+
+
+class BuildLocked(Exception):
+    """Another build holds the lock."""
+
+
+class PublishError(Exception):
+    """The storage cannot publish a set safely."""
+
+
+class Transaction(Protocol):
+    """Files of one build, not visible to readers until ``publish()``."""
+
+    def write(self, name: str, data: bytes) -> None: ...
+
+    def keep(self, name: str) -> None:
+        """Carry ``name`` over unchanged from the published set, without reading it."""
+        ...
+
+    def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
+        """Write the index and the manifest after every page, and make the set visible."""
+        ...
+
+    def abort(self) -> None:
+        """Give the build up, leaving the published set as it was."""
+        ...
+
+
+class Publisher(Protocol):
+    """The published set in one storage."""
+
+    description: str
+
+    def lock(self, wait: float = 0) -> contextlib.AbstractContextManager[None]:
+        """Hold the build lock, waiting up to ``wait`` seconds; raises BuildLocked."""
+        ...
+
+    def cleanup(self) -> int:
+        """Remove what dead builds left behind; returns how many entries went."""
+        ...
+
+    def interrupted(self) -> bool:
+        """Whether a build died writing into the published set, whose files the next build
+        must then all write again (a storage that writes in place)."""
+        ...
+
+    def manifest(self) -> Manifest | None:
+        """The published set's manifest, or None when nothing is published."""
+        ...
+
+    def read(self, manifest: Manifest, name: str) -> bytes | None:
+        """A file of the set ``manifest`` describes, or None when it has no such file."""
+        ...
+
+    def begin(self, manifest: Manifest, previous: Manifest | None) -> Transaction:
+        """A transaction writing the set ``manifest`` describes, ``previous`` being published."""
+        ...
+
+
+def write_index_and_manifest(
+    write: Callable[[str, bytes], None], index: Mapping[str, bytes], manifest: Manifest
+) -> None:
+    """The last writes of a build, once every page is written: the index, then the manifest.
+    Every transaction's ``publish()`` starts here (see the module's docstring)."""
+    for name, data in index.items():
+        write(name, data)
+    write(MANIFEST_NAME, manifest.to_json())
+
+
+def wait_for_lock(
+    acquire: Callable[[], bool],
+    holder: Callable[[], str | None],
+    *,
+    wait: float,
+    poll: float,
+    description: str,
+) -> None:
+    """Call ``acquire`` until it returns True, at least once and for up to ``wait`` seconds;
+    then raise BuildLocked, naming whoever ``holder`` says holds the lock."""
+    deadline = time.monotonic() + wait
+    while not acquire():
+        if time.monotonic() >= deadline:
+            raise BuildLocked(
+                f"Another sitemapkit_build is publishing to {description} "
+                f"({holder() or 'another process'}); "
+                "try again when it has finished, or pass --wait SECONDS."
+            )
+        time.sleep(poll)
+
+
+def lock_holder_label() -> str:
+    """Who holds a lock, for the message of a build that finds it taken."""
+    now = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0).isoformat()
+    return f"pid {os.getpid()} since {now}"

@@ -1,0 +1,262 @@
+"""Publishing to a local folder (``FileSystemStorage``, or ``BUILD_DIR``): generations.
+
+Every build writes a complete set into a hidden temporary folder, renames it
+to ``generations/<id>`` and then atomically swaps the ``current`` symlink to
+it. A reader (a view, or a web server with ``root <folder>/current``) sees
+either the whole previous set or the whole new one, never a half-written
+file, never an index naming a missing file. Unchanged files are hard links
+to the previous generation's, so incremental builds copy nothing. The
+previous generation stays until the next build for readers still on it.
+A ``flock`` guards builds; the kernel releases it when a build dies, even
+by SIGKILL, so it can never be left stuck.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import functools
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import IO, BinaryIO, ParamSpec, TypeVar
+
+from django_sitemapkit._publishing.base import (
+    MANIFEST_NAME,
+    Manifest,
+    PublishError,
+    lock_holder_label,
+    wait_for_lock,
+    write_index_and_manifest,
+)
+
+CURRENT_LINK = "current"
+GENERATIONS_DIR = "generations"
+TEMP_PREFIX = ".tmp-"
+LOCK_NAME = ".sitemapkit-build.lock"
+# A flock costs nothing to try, so a waiting build retries it often.
+LOCK_POLL_SECONDS = 0.2
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _storage_failure(write: Callable[P, R]) -> Callable[P, R]:
+    """``write``, an OSError it raises (a read-only folder, a full disk) the PublishError that
+    builds document, the original as its cause."""
+
+    @functools.wraps(write)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return write(*args, **kwargs)
+        except OSError as exc:
+            raise PublishError(f"Cannot write the sitemap files: {exc}") from exc
+
+    return wrapped
+
+
+class LocalPublisher:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.description = str(root)
+        self._manifest_cache: tuple[str, Manifest] | None = None
+
+    @contextlib.contextmanager
+    def lock(self, wait: float = 0) -> Iterator[None]:
+        with self._open_lock() as handle:
+            wait_for_lock(
+                lambda: _try_flock(handle),
+                lambda: _read_holder(handle),
+                wait=wait,
+                poll=LOCK_POLL_SECONDS,
+                description=self.description,
+            )
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{lock_holder_label()}\n")
+            handle.flush()
+            try:
+                yield
+            finally:
+                handle.seek(0)
+                handle.truncate()
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @_storage_failure
+    def _open_lock(self) -> IO[str]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        return open(self.root / LOCK_NAME, "a+")
+
+    def _current_dir(self) -> Path | None:
+        link = self.root / CURRENT_LINK
+        try:
+            target = os.readlink(link)
+        except OSError:
+            return None
+        return self.root / target
+
+    def cleanup(self) -> int:
+        """Temporary folders of dead builds, and generations older than the previous one."""
+        removed = 0
+        for entry in self.root.glob(f"{TEMP_PREFIX}*"):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed += 1
+        manifest = self.manifest()
+        if manifest is not None:
+            removed += self.prune({manifest.generation, manifest.previous_generation})
+        return removed
+
+    def interrupted(self) -> bool:
+        """Never: a build writes into a folder of its own, which ``cleanup()`` removes."""
+        return False
+
+    def prune(self, keep: set[str | None]) -> int:
+        """Delete generations not in ``keep``; the previous one is kept for readers still on it."""
+        removed = 0
+        generations = self.root / GENERATIONS_DIR
+        if generations.is_dir():
+            for entry in generations.iterdir():
+                if entry.name not in keep:
+                    shutil.rmtree(entry, ignore_errors=True)
+                    removed += 1
+        return removed
+
+    def manifest(self) -> Manifest | None:
+        current = self._current_dir()
+        if current is None:
+            return None
+        # Generations never change once published: cache the parsed manifest
+        # per generation instead of re-reading it on every request.
+        if self._manifest_cache is not None and self._manifest_cache[0] == current.name:
+            return self._manifest_cache[1]
+        try:
+            manifest = Manifest.from_json((current / MANIFEST_NAME).read_bytes())
+        except FileNotFoundError:
+            return None
+        self._manifest_cache = (current.name, manifest)
+        return manifest
+
+    def read(self, manifest: Manifest, name: str) -> bytes | None:
+        # Read from the manifest's own generation, not through the symlink:
+        # the file then belongs to the same set as the manifest that named it.
+        try:
+            return (self.root / GENERATIONS_DIR / manifest.generation / name).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def begin(self, manifest: Manifest, previous: Manifest | None) -> LocalTransaction:
+        return LocalTransaction(self, manifest.generation, previous)
+
+
+class LocalTransaction:
+    @_storage_failure
+    def __init__(
+        self, publisher: LocalPublisher, generation: str, previous: Manifest | None
+    ) -> None:
+        self.publisher = publisher
+        self.generation = generation
+        self.temp = publisher.root / f"{TEMP_PREFIX}{generation}"
+        self.temp.mkdir(parents=True)
+        self.previous_dir = (
+            None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
+        )
+
+        # Files are flushed to disk (fsync) by a background thread while the
+        # build renders the next page; publish() waits for all of them before
+        # the rename that makes the generation visible.
+        self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
+        self._syncs: list[Future[None]] = []
+
+    @_storage_failure
+    def write(self, name: str, data: bytes) -> None:
+        handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by _sync_and_close
+        try:
+            handle.write(data)
+            handle.flush()
+        except BaseException:
+            handle.close()
+            raise
+        self._syncs.append(self._syncer.submit(_sync_and_close, handle))
+
+    def _wait_for_syncs(self) -> None:
+        """Every file written is on disk; raises the first fsync error."""
+        try:
+            for sync in self._syncs:
+                sync.result()
+        finally:
+            self._syncer.shutdown(wait=True)
+
+    @_storage_failure
+    def keep(self, name: str) -> None:
+        assert self.previous_dir is not None
+        source = self.previous_dir / name
+        try:
+            os.link(source, self.temp / name)
+        except OSError:
+            shutil.copy2(source, self.temp / name)
+
+    @_storage_failure
+    def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
+        write_index_and_manifest(self.write, index, manifest)
+        self._wait_for_syncs()
+        fsync_directory(self.temp)
+        root = self.publisher.root
+        generations = root / GENERATIONS_DIR
+        generations.mkdir(exist_ok=True)
+        final = generations / self.generation
+        os.rename(self.temp, final)
+        fsync_directory(generations)
+        # rename(2) over an existing symlink is atomic: readers resolve either
+        # the old target or the new one.
+        staging = root / f"{TEMP_PREFIX}link-{self.generation}"
+        os.symlink(f"{GENERATIONS_DIR}/{self.generation}", staging)
+        os.replace(staging, root / CURRENT_LINK)
+        fsync_directory(root)
+        self.publisher.prune({manifest.generation, manifest.previous_generation})
+
+    def abort(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wait_for_syncs()
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+
+def _try_flock(handle: IO[str]) -> bool:
+    """Take the lock without blocking; False while another process holds it."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            raise
+        return False
+    return True
+
+
+def _read_holder(handle: IO[str]) -> str:
+    """What the build holding the lock wrote into its file."""
+    handle.seek(0)
+    return handle.read().strip()
+
+
+def _sync_and_close(handle: BinaryIO) -> None:
+    try:
+        os.fsync(handle.fileno())
+    finally:
+        handle.close()
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make renames inside ``directory`` durable (POSIX; elsewhere a no-op)."""
+    # Directories cannot be opened this way on Windows, where a replace is
+    # already as durable as it gets.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

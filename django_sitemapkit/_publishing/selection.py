@@ -1,0 +1,128 @@
+"""Which publisher this process publishes to and serves from, and the views' read of it.
+
+One publisher per configured storage, folder and process, so that its parsed
+manifest stays cached between requests.
+
+Where each set is published inside the storage (``BUILD_DIR``, or the
+``STORAGE`` alias): the default ``SitemapSite`` at its root, every other
+``SitemapSite`` in a folder of its name (``news/``); under
+``SITEMAPKIT["SITES"]`` each site in a folder of its name inside that
+(``shop/``, ``news/shop/``). No set ever publishes into another's folder.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.storage import FileSystemStorage, storages
+
+from django_sitemapkit._conf import get_settings
+from django_sitemapkit._engine.rendering import INDEX_NAME, URL_NAMESPACE
+from django_sitemapkit._publishing.base import Publisher, PublishError
+from django_sitemapkit._publishing.flatstorage import FlatPublisher
+from django_sitemapkit._publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
+from django_sitemapkit._siteconfig import SITE_NAME, SiteConfig, SitesError, configured_sites
+
+
+def build_dir() -> Path:
+    conf = get_settings()
+    if conf.BUILD_DIR:
+        return Path(conf.BUILD_DIR)
+    base_dir = getattr(settings, "BASE_DIR", None)
+    if base_dir is None:
+        raise PublishError(
+            "Set SITEMAPKIT['BUILD_DIR'] (or a STORAGE alias): settings have no BASE_DIR "
+            "to default to."
+        )
+    return Path(base_dir) / "sitemaps"
+
+
+_publishers: dict[tuple[str | None, str, str], Publisher] = {}
+
+
+def get_publisher(site: SiteConfig | None = None, registry: str = URL_NAMESPACE) -> Publisher:
+    """The publisher of the set of ``SitemapSite`` ``registry`` (of its ``site``, under SITES).
+
+    One per folder and process, for its caches. Raises PublishError where the
+    set has no folder of its own (see :func:`folder_problem`).
+    """
+    alias = get_settings().STORAGE
+    folder = publish_folder(registry, site)
+    if alias is None:
+        root = build_dir()
+        key: tuple[str | None, str, str] = (None, str(root), folder)
+        if key not in _publishers:
+            _publishers[key] = LocalPublisher(root / folder if folder else root)
+        return _publishers[key]
+    storage = storages[alias]
+    key = (alias, str(id(storage)), folder)
+    if key not in _publishers:
+        if isinstance(storage, FileSystemStorage):
+            location = Path(storage.location)
+            _publishers[key] = LocalPublisher(location / folder if folder else location)
+        else:
+            _publishers[key] = FlatPublisher(storage, alias, folder)
+    return _publishers[key]
+
+
+def publish_folder(registry: str, site: SiteConfig | None) -> str:
+    """The folder of a set inside the storage ("" for its root); PublishError if it has none."""
+    problem = folder_problem(registry)
+    if problem is not None:
+        raise PublishError(problem)
+    parts = [] if registry == URL_NAMESPACE else [registry]
+    return "/".join(parts + ([] if site is None else [site.name]))
+
+
+def folder_problem(registry: str) -> str | None:
+    """Why ``SitemapSite(registry)`` cannot publish into a folder of its name, or None.
+
+    Its folder sits beside the default set's files (``current`` and
+    ``generations`` of a local folder) and, under SITES, the default set's
+    site folders: a name one of them has would mix two sets, and a build of
+    one would delete the other's files.
+    """
+    if registry == URL_NAMESPACE:
+        return None
+    where = f"SitemapSite({registry!r}) publishes its builds into a folder of its name"
+    if not SITE_NAME.fullmatch(registry):
+        return f"{where}, which must be 1-32 lower-case letters, digits, '-' or '_'."
+    if registry in (CURRENT_LINK, GENERATIONS_DIR):
+        return f"{where}, which is where the default site's local build keeps its {registry!r}."
+    try:
+        sites = {config.name for config in configured_sites()}
+    except SitesError:
+        sites = set()  # reported by check E020
+    if registry in sites:
+        return f"{where}, which is where the default site's build of site {registry!r} goes."
+    return None
+
+
+def published_file(
+    name: str, site: SiteConfig | None = None, registry: str = URL_NAMESPACE
+) -> tuple[bytes, datetime.datetime | None] | None:
+    """The bytes of ``name`` in the published build and its lastmod, if a build is published.
+
+    Returns None when there is no build, so the caller renders instead; a
+    build that does not contain ``name`` raises FileNotFoundError.
+    """
+    try:
+        publisher = get_publisher(site, registry)
+    except PublishError:
+        return None
+    manifest = publisher.manifest()
+    if manifest is None:
+        return None
+    if name.removesuffix(".gz") == INDEX_NAME:
+        stamp = manifest.index_lastmod
+    else:
+        record = manifest.record_for(name)
+        if record is None:
+            raise FileNotFoundError(name)
+        stamp = record.lastmod
+    data = publisher.read(manifest, name)
+    if data is None:
+        raise FileNotFoundError(name)
+    return data, None if stamp is None else datetime.datetime.fromisoformat(stamp)

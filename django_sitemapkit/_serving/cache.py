@@ -1,0 +1,240 @@
+"""What the shared cache knows: rendered files, and the writes a published build has not seen.
+
+Two random values per section live in the cache (``CACHE_ALIAS``), shared by
+every process:
+
+- its *token*, part of the key of every cached file that depends on the
+  section. A write replaces it, which orphans every such file at once; a
+  render that started before the write stores its result under the old
+  token, where no one looks any more, so a stale body is never stored as
+  fresh. A live render that moves the section's page boundaries replaces it
+  too (the cached index names the old pages).
+- its *write mark*, replaced by each write the app sees (a save or delete
+  through the ORM, once committed, and ``invalidate()``). A build records the
+  marks it read when it started; while a section's mark is still the
+  recorded one, the published build holds every write and is served;
+  otherwise the section is rendered live until the next build. No request
+  reads the database to tell.
+
+Writes the app does not see (``QuerySet.update()``, ``bulk_create()``, raw
+SQL) need ``sitemapkit.invalidate()``. A build no record names (the cache
+was cleared, or the build ran where another cache was configured) is taken
+as holding every write made so far: the first request records that.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from django.apps import AppConfig
+from django.conf import settings
+from django.core.cache import BaseCache, caches
+from django.core.checks import CheckMessage, Warning
+from django.db import models
+
+from django_sitemapkit._conf import CACHE_KEY_PREFIX, get_settings
+from django_sitemapkit._engine.rendering import RenderedFile
+from django_sitemapkit._sitemaps import Sitemap
+
+logger = logging.getLogger("django_sitemapkit")
+
+# Backends whose entries live in one process: a save in another process
+# (a worker, ``manage.py shell``) cannot reach them.
+PROCESS_LOCAL_CACHES = (
+    "django.core.cache.backends.locmem.LocMemCache",
+    "django.core.cache.backends.dummy.DummyCache",
+)
+
+
+def file_cache() -> BaseCache | None:
+    """Where rendered files are cached; None when ``CACHE_TIMEOUT`` is 0."""
+    conf = get_settings()
+    return None if conf.CACHE_TIMEOUT == 0 else shared_cache()
+
+
+def shared_cache() -> BaseCache | None:
+    """Where tokens, write marks and build records live, also when files are not cached."""
+    alias = get_settings().CACHE_ALIAS
+    return None if alias is None else caches[alias]
+
+
+def _key(kind: str, name: str) -> str:
+    return f"{CACHE_KEY_PREFIX}:{kind}:{name}"
+
+
+def section_tokens(cache: BaseCache, sections: Iterable[str]) -> dict[str, str]:
+    """The current token of each section, creating missing ones."""
+    names = list(sections)
+    found = cache.get_many([_key("token", name) for name in names])
+    tokens: dict[str, str] = {}
+    for name in names:
+        token = found.get(_key("token", name))
+        if token is None:
+            # add() keeps a token another process set meanwhile; tokens
+            # outlive cached files: losing one only costs a re-render.
+            cache.add(_key("token", name), uuid.uuid4().hex, None)
+            token = cache.get(_key("token", name)) or uuid.uuid4().hex
+        tokens[name] = token
+    return tokens
+
+
+def sections_written(sections: Iterable[str]) -> None:
+    """Sections ``sections`` changed: their cached files go, and their published build is stale."""
+    cache = shared_cache()
+    if cache is not None:
+        names = list(sections)
+        values = {
+            _key(kind, name): uuid.uuid4().hex for kind in ("token", "written") for name in names
+        }
+        cache.set_many(values, None)
+
+
+def drop_cached_files(sections: Iterable[str]) -> None:
+    """A live render moved the pages of ``sections``: the cached files naming them go."""
+    cache = shared_cache()
+    if cache is not None:
+        cache.set_many({_key("token", name): uuid.uuid4().hex for name in sections}, None)
+
+
+def write_marks(sections: Iterable[str]) -> dict[str, str]:
+    """The write mark of each section, "" for one no write has marked."""
+    cache = shared_cache()
+    names = list(sections)
+    if cache is None:
+        return dict.fromkeys(names, "")
+    found = cache.get_many([_key("written", name) for name in names])
+    return {name: found.get(_key("written", name), "") for name in names}
+
+
+def _build_key(folder: str, generation: str) -> str:
+    return _key("built", f"{folder}:{generation}")
+
+
+def record_build(
+    folder: str,
+    generation: str,
+    marks: dict[str, str],
+    *,
+    built: Iterable[str],
+    previous: str | None,
+) -> None:
+    """Record that build ``generation`` of ``folder`` holds the writes up to ``marks``.
+
+    Sections it kept without building (``--section`` left them out) keep
+    what the previous build recorded of them.
+    """
+    cache = shared_cache()
+    if cache is None:
+        return
+    old = {} if previous is None else cache.get(_build_key(folder, previous)) or {}
+    kept = {name: old[name] for name in set(marks) - set(built) if name in old}
+    cache.set(_build_key(folder, generation), {**marks, **kept}, None)
+    if previous is not None and previous != generation:
+        cache.delete(_build_key(folder, previous))
+
+
+def build_holds_writes(
+    folder: str, generation: str, sections: Sequence[str], every_section: Callable[[], list[str]]
+) -> bool:
+    """Whether build ``generation`` of ``folder`` holds every write seen of ``sections``."""
+    cache = shared_cache()
+    if cache is None:
+        return True
+    key = _build_key(folder, generation)
+    found = cache.get_many([key, *(_key("written", name) for name in sections)])
+    recorded = found.get(key)
+    if recorded is None:
+        # A build no record names: writes count from now on.
+        cache.add(key, write_marks(every_section()), None)
+        return True
+    # A section the record lacks was registered since the build, which has no file of it.
+    marks = {name: found.get(_key("written", name), "") for name in sections}
+    return all(name in recorded and marks[name] == recorded[name] for name in sections)
+
+
+def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[str]:
+    """The sections of ``sitemaps`` that list rows of ``model``, of its concrete model, or of
+    a model it inherits from with a table of its own (a Wagtail page type's ``Page``)."""
+    lineage = {model._meta.concrete_model, *model._meta.get_parent_list()}
+    names = []
+    for sitemap in sitemaps:
+        listed = sitemap.get_model()
+        if listed is not None and listed._meta.concrete_model in lineage:
+            names.append(sitemap.name)
+    return names
+
+
+def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
+    # STYLESHEET changes every file's head: a file cached under the other
+    # value (or by a version without the setting) is never served.
+    stylesheet = f"stylesheet={get_settings().STYLESHEET}"
+    version = hashlib.sha256(
+        "\n".join([base_url, stylesheet, *(f"{k}={v}" for k, v in sorted(tokens.items()))]).encode()
+    ).hexdigest()[:32]
+    return f"{CACHE_KEY_PREFIX}:file{CACHED_FILE_FORMAT}:{kind}:{version}"
+
+
+# (content, last-modified as ISO 8601, URL count, skipped, piece sizes). The
+# format is part of every file key: a new shape never meets a cached old one.
+# ISO text rather than a float timestamp: a float rounds the last
+# microseconds of year 9999 into year 10000, which datetime cannot hold.
+CachedFile = tuple[bytes, str | None, int, int]
+CACHED_FILE_FORMAT = 4
+
+
+def get_or_render(
+    cache: BaseCache | None, key: str | None, render: Callable[[], RenderedFile]
+) -> RenderedFile:
+    """The cached file under ``key``, or ``render()`` stored there."""
+    if cache is None or key is None:
+        return render()
+    cached = cache.get(key)
+    if cached is not None:
+        content, stamp, url_count, skipped = cached
+        last_modified = None if stamp is None else datetime.datetime.fromisoformat(stamp)
+        return RenderedFile(content, last_modified, url_count, skipped)
+    rendered = render()
+    stamp = None if rendered.last_modified is None else rendered.last_modified.isoformat()
+    value: CachedFile = (
+        rendered.content,
+        stamp,
+        rendered.url_count,
+        rendered.skipped,
+    )
+    try:
+        cache.set(key, value, get_settings().CACHE_TIMEOUT)
+    except Exception:
+        # Backends refuse large values in their own ways (memcached's 1 MB
+        # items, a Redis maxmemory, a full disk); the file is served anyway.
+        logger.warning(
+            "Could not cache sitemap file %s (%d bytes).", key, len(rendered.content), exc_info=True
+        )
+    return rendered
+
+
+def check_cache_across_processes(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """W003 (``check --deploy``): the sitemap cache is local to each process."""
+    conf = get_settings()
+    if conf.CACHE_ALIAS not in settings.CACHES:
+        return []  # E013
+    backend = settings.CACHES[conf.CACHE_ALIAS].get("BACKEND", "")
+    if backend not in PROCESS_LOCAL_CACHES:
+        return []
+    return [
+        Warning(
+            f"SITEMAPKIT['CACHE_ALIAS'] {conf.CACHE_ALIAS!r} uses {backend.rsplit('.', 1)[-1]}, "
+            "which each process keeps to itself: a save in another process (a worker, "
+            "manage.py shell, another server process) neither drops the sitemaps this one "
+            "cached nor tells it that the published build is older than the data.",
+            hint="Use a cache shared by every process: Redis, Memcached, the database cache "
+            "or FileBasedCache on one machine.",
+            id="sitemapkit.W003",
+        )
+    ]

@@ -1,0 +1,344 @@
+"""The views of a registry's URLs: the index, the section files (plain and gzipped), the XSL
+stylesheet and the IndexNow key file; and the URL patterns that route them."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import re
+import time
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponsePermanentRedirect,
+)
+from django.urls import URLPattern, re_path, reverse
+from django.urls.resolvers import RegexPattern
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.crypto import constant_time_compare
+from django.utils.http import http_date
+from django.views.decorators.http import require_safe
+
+from django_sitemapkit._conf import base_url, get_settings
+from django_sitemapkit._engine.pages import PageNotFound
+from django_sitemapkit._engine.rendering import (
+    INDEX_NAME,
+    PAGE_NUMBER,
+    RenderedFile,
+    SectionNotFound,
+    SectionRegistry,
+    SiteSections,
+    page_filename,
+    render_index,
+    render_page,
+    site_of,
+)
+from django_sitemapkit._indexnow import KEY_ROUTE, indexnow_config
+from django_sitemapkit._protocol.files import (
+    GZIP_CONTENT_TYPE,
+    XML_CONTENT_TYPE,
+    XSL_CONTENT_TYPE,
+    stylesheet_bytes,
+    stylesheet_etag,
+    stylesheet_mtime,
+)
+from django_sitemapkit._publishing.base import PublishError
+from django_sitemapkit._publishing.selection import get_publisher, published_file
+from django_sitemapkit._serving.cache import (
+    build_holds_writes,
+    file_cache,
+    file_key,
+    get_or_render,
+    section_tokens,
+)
+from django_sitemapkit._siteconfig import SiteConfig, configured_sites, site_for_host
+
+P = ParamSpec("P")
+R = TypeVar("R", bound=HttpResponseBase)
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_SECOND = datetime.timedelta(seconds=1)
+# The earliest Last-Modified sent: HTTP-date parsers read a year below 100
+# as a two-digit year (Django's parse_http_date and email.utils both take
+# "0001" for 2001), so an earlier header would name another, maybe future, time.
+_EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // _SECOND
+# The stylesheet changes only with the package: a day in caches, revalidated by its ETag after.
+STYLESHEET_MAX_AGE = 86_400
+
+
+def nosniff(view: Callable[P, R]) -> Callable[P, R]:
+    """``view``, its responses sent with ``X-Content-Type-Options: nosniff``.
+
+    A browser then takes each file for the type it is sent as (XML, gzip,
+    XSL, text) and never for HTML it guessed from bytes a row supplied, also
+    where the project has no ``SecurityMiddleware``.
+    """
+
+    @functools.wraps(view)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        response = view(*args, **kwargs)
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    return wrapped
+
+
+def _robots_tag(response: HttpResponseBase) -> None:
+    robots = get_settings().X_ROBOTS_TAG
+    if robots:
+        response["X-Robots-Tag"] = robots
+
+
+def _built(
+    sitemaps: SectionRegistry, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
+) -> RenderedFile | None:
+    """The file from the published build, unless there is none or it lacks a write of
+    ``sections`` (_serving/cache.py)."""
+    conf = get_settings()
+    if not conf.SERVE_BUILT_FILES or (site is None and conf.USE_REQUEST_HOST):
+        # A build is made for one base URL; per-host responses render per request.
+        return None
+    try:
+        manifest = get_publisher(site, sitemaps.name).manifest()
+    except PublishError:
+        return None
+    folder = f"{sitemaps.name}:{'' if site is None else site.name}"
+    if manifest is None or not build_holds_writes(
+        folder, manifest.generation, sections, sitemaps.sections
+    ):
+        return None
+    try:
+        found = published_file(filename + (".gz" if gz else ""), site, sitemaps.name)
+    except FileNotFoundError:
+        raise Http404("No such sitemap file in the published build.") from None
+    return None if found is None else RenderedFile(*found)
+
+
+def _site_sections(request: HttpRequest, sitemaps: SectionRegistry) -> SectionRegistry:
+    """``sitemaps`` as the request's site lists them, under ``SITEMAPKIT["SITES"]``.
+
+    The host is ``request.get_host()``'s, which ``ALLOWED_HOSTS`` validated
+    (a disallowed one is a 400); a host no site has is a 404, never another
+    site's files.
+    """
+    if not configured_sites():
+        return sitemaps
+    site = site_for_host(request.get_host())
+    if site is None:
+        raise Http404("No site of SITEMAPKIT['SITES'] is served at this host.")
+    return SiteSections(sitemaps, site)
+
+
+def _serve(
+    request: HttpRequest,
+    sitemaps: SectionRegistry,
+    filename: str,
+    sections: list[str],
+    render: Callable[[str], RenderedFile],
+    gz: bool,
+) -> HttpResponseBase:
+    site = site_of(sitemaps)
+    served = _built(sitemaps, filename, gz, site, sections)
+    if served is not None:
+        return _respond(request, served, gz, built=True)
+    url = base_url(request) if site is None else site.base_url
+    cache = file_cache()
+    kind = filename if site is None else f"{site.name}/{filename}"
+    key = None if cache is None else file_key(kind, url, section_tokens(cache, sections))
+    try:
+        xml = get_or_render(cache, key and f"{key}:xml", lambda: render(url))
+        served = get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
+    except (SectionNotFound, PageNotFound):
+        raise Http404("No such sitemap file.") from None
+    return _respond(request, served, gz)
+
+
+def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | None:
+    """The ``Last-Modified`` of a file whose newest lastmod is ``value``, in epoch seconds.
+
+    RFC 9110 8.8.2.1: an origin server must not send a Last-Modified later
+    than the time it sends the response, and must send that time instead of
+    a future one.  None (no header; the ETag still validates) when ``value``
+    is naive or before year 100 UTC, which no HTTP-date states unambiguously.
+    """
+    if value is None or value.utcoffset() is None:
+        return None
+    # Subtracting aware datetimes is exact and cannot overflow, whatever the
+    # offset; a datetime *built* from the instant could (9999-12-31 at -06:00
+    # is in year 10000 UTC), which is why no timestamp round trip is made.
+    stamp = (value - _EPOCH) // _SECOND
+    if stamp < _EARLIEST_STAMP:
+        return None
+    return min(stamp, int(now))
+
+
+def _respond(
+    request: HttpRequest, served: RenderedFile, gz: bool, *, built: bool = False
+) -> HttpResponseBase:
+    response = HttpResponse(
+        served.content, content_type=GZIP_CONTENT_TYPE if gz else XML_CONTENT_TYPE
+    )
+    response["ETag"] = served.etag
+    last_modified = last_modified_stamp(served.last_modified, time.time())
+    if last_modified is not None:
+        response["Last-Modified"] = http_date(last_modified)
+    _robots_tag(response)
+    if gz:
+        # GZipMiddleware (and middleware built like it) would gzip a .gz file
+        # again for a request that accepts gzip, and clients that do not undo
+        # Content-Encoding would get gzip in gzip; "Content-Encoding: identity"
+        # is not valid in a response, so the request is made to accept only
+        # identity: middleware reads it after the view. no-transform tells
+        # proxies and CDNs the same (RFC 9111 5.2.2.6); set before the
+        # conditional check, as a 304 carries Cache-Control too.
+        request.META["HTTP_ACCEPT_ENCODING"] = "identity"
+        patch_cache_control(response, no_transform=True)
+    capped = (
+        served.last_modified is not None
+        and last_modified is not None
+        and (served.last_modified - _EPOCH) // _SECOND > last_modified
+    )
+    if not built or capped:
+        # Only the ETag validates a live file: its Last-Modified (its newest
+        # lastmod) stays put through a deletion, an older-dated row or an edit
+        # of another field; nor does a build's date capped at now name one
+        # version of the bytes. Taken off the request, so that
+        # ConditionalGetMiddleware does not answer 304 from it either.
+        request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
+    return (
+        get_conditional_response(
+            request, etag=served.etag, last_modified=last_modified, response=response
+        )
+        or response
+    )
+
+
+@nosniff
+@require_safe
+def index(request: HttpRequest, sitemaps: SectionRegistry, gz: bool = False) -> HttpResponseBase:
+    """``/sitemap.xml``: one entry per page of every section."""
+    sitemaps = _site_sections(request, sitemaps)
+    return _serve(
+        request,
+        sitemaps,
+        INDEX_NAME,
+        sitemaps.sections(),
+        lambda base_url: render_index(base_url=base_url, sitemaps=sitemaps),
+        gz,
+    )
+
+
+@nosniff
+@require_safe
+def section(
+    request: HttpRequest, section: str, page: str, sitemaps: SectionRegistry, gz: bool = False
+) -> HttpResponseBase:
+    """``/sitemap-<section>-<page>.xml``."""
+    sitemaps = _site_sections(request, sitemaps)
+    if sitemaps.get(section) is None:
+        raise Http404("No such sitemap section.")
+    number = int(page)
+    return _serve(
+        request,
+        sitemaps,
+        page_filename(section, number),
+        [section],
+        lambda base_url: render_page(section, number, base_url=base_url, sitemaps=sitemaps),
+        gz,
+    )
+
+
+# contrib's ``?p=N``: a page number the routes take, maybe zero-padded as int() reads it.
+_CONTRIB_PAGE = re.compile(rf"0*({PAGE_NUMBER})")
+
+
+@require_safe
+def contrib_section(
+    request: HttpRequest, section: str, sitemaps: SectionRegistry
+) -> HttpResponseBase:
+    """``/sitemap-<section>.xml?p=N``, django.contrib.sitemaps' URL: a 301 to the page's file."""
+    # Anything else (a sign, "²", "①", a number no page could have) is no page.
+    number = _CONTRIB_PAGE.fullmatch(request.GET.get("p", "1"))
+    sitemaps = _site_sections(request, sitemaps)
+    if sitemaps.get(section) is None or number is None:
+        raise Http404("No such sitemap file.")
+    return HttpResponsePermanentRedirect(
+        reverse(f"{sitemaps.name}:section", kwargs={"section": section, "page": number[1]})
+    )
+
+
+@nosniff
+@require_safe
+def stylesheet(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
+    """``/sitemap.xsl``, whatever the registry (``kwargs`` is the route's).
+
+    A browser applies an XSL stylesheet only when it comes from the
+    document's own origin: it is served beside the index, not from a CDN or
+    ``STATIC_URL``.
+    """
+    response = HttpResponse(stylesheet_bytes(), content_type=XSL_CONTENT_TYPE)
+    etag = stylesheet_etag()
+    response["ETag"] = etag
+    modified = stylesheet_mtime()
+    if modified is not None:
+        response["Last-Modified"] = http_date(modified)
+    _robots_tag(response)
+    patch_cache_control(response, public=True, max_age=STYLESHEET_MAX_AGE)
+    return (
+        get_conditional_response(request, etag=etag, last_modified=modified, response=response)
+        or response
+    )
+
+
+class KeyFilePattern(RegexPattern):
+    """IndexNow's ``<key>.txt`` for the key configured when a request comes.
+
+    It matches only that name, so every other ``/<name>.txt`` (``llms.txt``,
+    ...) falls through to the project's own URL patterns, and nothing
+    matches while IndexNow is off.
+    """
+
+    def match(self, path: str) -> tuple[str, tuple[Any, ...], dict[str, str]] | None:
+        config = indexnow_config()
+        if config is None or path != f"{config.key}.txt":
+            return None
+        return super().match(path)
+
+
+@nosniff
+@require_safe
+def key_file(request: HttpRequest, key: str) -> HttpResponse:
+    """The IndexNow key itself: proof that the site asked for its submissions."""
+    config = indexnow_config()
+    if config is None or not constant_time_compare(key, config.key):
+        raise Http404("No such key file.")
+    response = HttpResponse(config.key, content_type="text/plain; charset=utf-8")
+    _robots_tag(response)
+    return response
+
+
+_SECTION = r"(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)"
+_PAGE = rf"sitemap-{_SECTION}-(?P<page>{PAGE_NUMBER})"
+_KEY_FILE = r"^(?P<key>[a-zA-Z0-9-]{8,128})\.txt$"
+
+
+def url_patterns(sitemaps: SectionRegistry) -> list[URLPattern]:
+    """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml``, their ``.gz``, and contrib's old URLs."""
+    kwargs: dict[str, Any] = {"sitemaps": sitemaps}
+    return [
+        re_path(r"^sitemap\.xml$", index, kwargs, name="index"),
+        re_path(r"^sitemap\.xml\.gz$", index, {**kwargs, "gz": True}, name="index-gz"),
+        re_path(r"^sitemap\.xsl$", stylesheet, kwargs, name="stylesheet"),
+        re_path(rf"^{_PAGE}\.xml$", section, kwargs, name="section"),
+        re_path(rf"^{_PAGE}\.xml\.gz$", section, {**kwargs, "gz": True}, name="section-gz"),
+        # django.contrib.sitemaps' section URL, which crawlers may still know.
+        re_path(rf"^sitemap-{_SECTION}\.xml$", contrib_section, kwargs, name="contrib-section"),
+        URLPattern(
+            KeyFilePattern(_KEY_FILE, name=KEY_ROUTE, is_endpoint=True), key_file, {}, KEY_ROUTE
+        ),
+    ]

@@ -1,0 +1,269 @@
+"""The sitemap classes: what a project subclasses and registers.
+
+The API is ``django.contrib.sitemaps``': ``items()`` and ``location()``;
+``lastmod``, ``changefreq`` and ``priority`` as attributes or as methods
+taking the item; ``limit``, ``protocol``, ``i18n``, ``languages``,
+``alternates``, ``x_default`` and ``get_languages_for_item()``, with
+contrib's meaning. Everything here is a hook; the engine that pages, renders
+and publishes sections lives in ``django_sitemapkit._engine``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from django.core.checks import CheckMessage
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+from django.db.models import QuerySet
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, select_template
+from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
+
+from django_sitemapkit._protocol.w3c import Lastmod
+from django_sitemapkit._protocol.writer import MAX_ENTRIES_PER_FILE
+from django_sitemapkit._reversing import site_languages
+from django_sitemapkit._siteconfig import SiteConfig
+from django_sitemapkit._sitemapchecks import ModelSitemapChecks, SitemapChecks
+
+__all__ = ["ModelSitemap", "Sitemap", "StaticViewSitemap"]
+
+
+class Sitemap:
+    """A section of the sitemap: a sequence of items, each one ``<url>``.
+
+    Subclasses override ``items()`` and ``location()``; ``lastmod``,
+    ``changefreq`` and ``priority`` are attributes or methods taking the item.
+    """
+
+    #: The section's name in file names and URLs; registering sets it.
+    section: ClassVar[str | None] = None
+    model: ClassVar[type[models.Model] | None] = None
+    #: URLs per file (at most 50,000, the protocol's limit).
+    limit: int = MAX_ENTRIES_PER_FILE
+    changefreq: str | Callable[[Any], str | None] | None = None
+    priority: float | Callable[[Any], float | None] | None = None
+    lastmod: Lastmod | Callable[[Any], Lastmod | None] | None = None
+    #: Extension namespaces declared on ``<urlset>`` (prefix -> URI), for ``extra_xml()``.
+    namespaces: ClassVar[Mapping[str, str]] = {}
+    #: The scheme of the section's URLs, ``"http"`` or ``"https"``; None: the site's.
+    protocol: str | None = None
+    #: List each item once per language, reversed in that language.
+    i18n: bool = False
+    #: The languages of an ``i18n`` section; None: every code of ``settings.LANGUAGES``.
+    languages: Sequence[str] | None = None
+    #: Give each ``i18n`` entry ``<xhtml:link rel="alternate" hreflang=...>`` to its languages.
+    alternates: bool = False
+    #: Add the ``x-default`` alternate: ``LANGUAGE_CODE``'s URL without its language prefix.
+    x_default: bool = False
+
+    def items(self) -> Sequence[Any] | QuerySet[Any]:
+        return []
+
+    def get_languages(self) -> list[str]:
+        """The section's languages: ``languages``, or those of ``settings.LANGUAGES``."""
+        return list(self.languages) if self.languages is not None else site_languages()
+
+    # django.contrib.sitemaps' name for it, which its users' overrides call.
+    _languages = get_languages
+
+    def get_languages_for_item(self, item: Any) -> Sequence[str]:
+        """The languages ``item`` is listed in (``i18n`` sections): all the section's by default."""
+        return self.get_languages()
+
+    def get_model(self) -> type[models.Model] | None:
+        """The model whose saves change this section: ``model``, else that of ``items()``'s QuerySet."""
+        if self.model is not None:
+            return self.model
+        learned = self.__dict__
+        if "_items_model" not in learned:
+            items = self.items()
+            learned["_items_model"] = items.model if isinstance(items, QuerySet) else None
+        model: type[models.Model] | None = learned["_items_model"]
+        return model
+
+    def for_site(self, items: Any, site: SiteConfig) -> Any:
+        """The part of ``items`` (what ``items()`` or ``get_queryset()`` gives) ``site`` lists.
+
+        Every item by default; override to narrow a section shared by several
+        sites (``SITEMAPKIT["SITES"]``), e.g. ``items.filter(site=site.name)``.
+        """
+        return items
+
+    def location(self, item: Any) -> str:
+        return str(item.get_absolute_url())
+
+    def extra_xml(self, item: Any) -> tuple[str, ...]:
+        """Serialised extension elements for ``item`` (none by default).
+
+        Checked: an item whose fragment is not well-formed or uses an undeclared prefix is skipped.
+        """
+        return ()
+
+    def images(self, item: Any) -> Iterable[str | Mapping[str, Any]]:
+        """``item``'s image URLs (or dicts with ``"loc"``): ``<image:image>``, at most 1,000."""
+        return ()
+
+    def videos(self, item: Any) -> Iterable[Mapping[str, Any]]:
+        """``item``'s videos: dicts of Google's video tags (``thumbnail_loc``, ``title``, ...)."""
+        return ()
+
+    def news(self, item: Any) -> Mapping[str, Any] | None:
+        """``item``'s ``publication_name``, ``publication_language``, ``publication_date``, ``title``.
+
+        Defining it makes a news section: articles of the last two days, 1,000 a file.
+        """
+        return None
+
+    @property
+    def name(self) -> str:
+        assert self.section is not None, "a Sitemap is used through a SitemapSite"
+        return self.section
+
+    checks_class: ClassVar[type[SitemapChecks]] = SitemapChecks
+
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
+        """System check messages about this section, as ``ModelAdmin.check()`` gives."""
+        return self.checks_class().check(self)
+
+
+class ModelSitemap(Sitemap):
+    """Every row of ``get_queryset()``, paged by primary-key ranges.
+
+    By default each row is a model instance and ``<loc>`` is its
+    ``get_absolute_url()``. Naming the URL pattern and the fields that fill it
+    (``url_name = "article-detail"``, ``url_kwargs = {"slug": "slug"}``)
+    selects column rows: tuples of just those columns, with the pattern
+    reversed once per file instead of once per row, for the same URLs.
+    ``changefreq_field`` and ``priority_field`` read those values from columns.
+    """
+
+    checks_class: ClassVar[type[SitemapChecks]] = ModelSitemapChecks
+    #: The date or datetime field lastmod is read from; None for no lastmod.
+    lastmod_field: str | None = "updated_at"
+    url_name: str | None = None
+    #: URL pattern keyword -> model field filling it.
+    url_kwargs: Mapping[str, str] = {}
+    changefreq_field: str | None = None
+    priority_field: str | None = None
+    #: A field holding an image URL or file (``"cover"``), or a related one (``"photos__file"``).
+    images_field: str | None = None
+    #: A news section's publication date field: the two-day window is applied in SQL.
+    news_date_field: str | None = None
+
+    def items(self) -> QuerySet[Any]:
+        return self.get_queryset()
+
+    def get_queryset(self) -> QuerySet[Any]:
+        """The rows listed: those of ``items()`` where a subclass defines it, else every row."""
+        if type(self).items is not ModelSitemap.items:
+            # A contrib-style items() says which rows to list (no drafts, say).
+            queryset = self.items()
+            if not isinstance(queryset, QuerySet):
+                raise TypeError(
+                    f"{type(self).__qualname__}.items() returned {type(queryset).__name__}: "
+                    "a ModelSitemap's items() must return a QuerySet (subclass Sitemap for lists)."
+                )
+            return queryset
+        assert self.model is not None, f"{type(self).__qualname__} has no model"
+        return self.model._default_manager.all()
+
+    def defines_lastmod(self) -> bool:
+        """Whether the class gives lastmod itself (a ``lastmod()`` or a value) over ``lastmod_field``."""
+        return type(self).lastmod is not None
+
+    def get_lastmod_field(self) -> models.Field[Any, Any] | None:
+        """The model field lastmod is read from, or None when there is none."""
+        if self.lastmod_field is None or self.model is None:
+            return None
+        try:
+            field = self.model._meta.get_field(self.lastmod_field)
+        except FieldDoesNotExist:
+            return None
+        return field if isinstance(field, models.DateField) else None
+
+
+class StaticViewSitemap(Sitemap):
+    """Pages named by URL pattern, e.g. ``url_names = ["home", ("docs", {"slug": "faq"})]``.
+
+    Each entry is a name, or a tuple of a name and args (a list) and/or kwargs
+    (a dict). lastmod is the modification time of the template the view
+    renders, as sitemaps.org advises for static pages; override ``lastmod``.
+    """
+
+    url_names: Sequence[str | tuple[Any, ...]] = ()
+
+    def items(self) -> Sequence[Any]:
+        return [UrlName.of(entry) for entry in self.url_names]
+
+    def location(self, item: Any) -> str:
+        """Reverse ``item``: a ``UrlName``, or a URL name as contrib's examples list them."""
+        if isinstance(item, UrlName):
+            return reverse(item.name, args=item.args, kwargs=item.kwargs)
+        return reverse(item)
+
+    def lastmod(self, item: Any) -> datetime.datetime | None:
+        # Only for the pages of url_names: items() of a project's own (a
+        # contrib class rebased here) keep contrib's meaning, no lastmod.
+        if isinstance(item, UrlName):
+            return template_mtime(self.location(item))
+        return None
+
+
+class UrlName(NamedTuple):
+    """One entry of ``StaticViewSitemap.url_names``: a URL name and its arguments."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, entry: Any) -> UrlName:
+        if isinstance(entry, str):
+            return cls(entry)
+        name, *rest = entry
+        args: tuple[Any, ...] = ()
+        kwargs: dict[str, Any] = {}
+        for part in rest:
+            if isinstance(part, Mapping):
+                kwargs = dict(part)
+            else:
+                args = tuple(part)
+        return cls(name, args, kwargs)
+
+
+def template_mtime(path: str) -> datetime.datetime | None:
+    """Modification time of the template rendered by the view at ``path``, if any."""
+    prefix = get_script_prefix()
+    if path.startswith(prefix):
+        path = "/" + path[len(prefix) :]
+    try:
+        match = resolve(path)
+    except (Resolver404, NoReverseMatch):
+        return None
+    view = match.func
+    initkwargs = getattr(view, "view_initkwargs", {}) or {}
+    template_name = (
+        match.kwargs.get("template_name")
+        or initkwargs.get("template_name")
+        or getattr(getattr(view, "view_class", None), "template_name", None)
+        or getattr(view, "template_name", None)
+    )
+    if not template_name:
+        return None
+    try:
+        if isinstance(template_name, str):
+            template = get_template(template_name)
+        else:
+            template = select_template(list(template_name))
+    except TemplateDoesNotExist:
+        return None
+    origin = getattr(template, "origin", None)
+    filename = getattr(origin, "name", None)
+    if not filename or not os.path.exists(filename):
+        return None
+    stamp = int(os.path.getmtime(filename))
+    return datetime.datetime.fromtimestamp(stamp, tz=datetime.UTC)

@@ -1,0 +1,385 @@
+"""One sitemap or index file, read as a stream: its entries, size, hash and first problem.
+
+Memory stays flat: elements are dropped once their entry is read. The schemas'
+rules run in Python on every file; with the XSDs at hand (``--xsd-dir``) lxml
+validates the file against them as it streams too. A file gets one ``xml`` or
+``schema`` finding at most: its first problem.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from django_sitemapkit._protocol.writer import CHANGEFREQS, MAX_BYTES_PER_FILE, SITEMAP_NS
+from django_sitemapkit._validation.sources import Readable
+
+try:
+    from lxml import etree
+except ImportError:  # pragma: no cover - lxml is optional
+    etree = None
+
+XSD_DIR_ENV = "SITEMAPKIT_XSD_DIR"
+URLSET_WITH_EXTENSIONS = "sitemap-all.local.xsd"
+# Remote schema locations served from the folder, never fetched.
+_LOCAL_COPIES = {"http://www.w3.org/2001/xml.xsd": "xml.xsd"}
+# tLoc: an anyURI of 12 to 2,048 characters; the protocol wants it absolute.
+LOC_MIN, LOC_MAX = 12, 2048
+# xsd:date or xsd:dateTime (seconds required, fractions and a zone optional).
+_LASTMOD = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})"
+    r"(?:T(?P<time>\d{2}:\d{2}:\d{2})(?P<fraction>\.\d+)?)?"
+    r"(?P<zone>Z|[+-]\d{2}:\d{2})?"
+)
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+_NS = f"{{{SITEMAP_NS}}}"
+FIELDS = {
+    "urlset": ("url", ("loc", "lastmod", "changefreq", "priority")),
+    "sitemapindex": ("sitemap", ("loc", "lastmod")),
+}
+# The root element's name, found in the first bytes to pick the schema.
+_ROOT = re.compile(rb"<(?:[\w.-]+:)?(urlset|sitemapindex)[\s>/]")
+# The encoding the XML declaration names (after a UTF-8 byte order mark, if any).
+_ENCODING = re.compile(rb"(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?\bencoding\s*=\s*[\"']([^\"']*)[\"']")
+_PEEK_BYTES = 65_536
+_CHUNK = 1 << 20
+
+
+def loc_problem(value: str) -> str | None:
+    if not LOC_MIN <= len(value) <= LOC_MAX:
+        return f"<loc> must be {LOC_MIN} to {LOC_MAX:,} characters long, not {len(value):,}"
+    if any(c.isspace() for c in value):
+        return f"<loc> {value[:100]!r} contains whitespace"
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return f"<loc> {value[:100]!r} is not a URL"
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"<loc> {value[:100]!r} is not an absolute http(s) URL"
+    return None
+
+
+def parse_lastmod(value: str) -> datetime.datetime | None:
+    """The instant a lastmod names (a date: its start, at UTC+14), or None when invalid."""
+    match = _LASTMOD.fullmatch(value)
+    if match is None:
+        return None
+    # No zone: read as early as it can be anywhere. Fractions of a second are dropped.
+    zone = match["zone"] or "+14:00"
+    try:
+        return datetime.datetime.fromisoformat(f"{match['date']}T{match['time'] or '00:00'}{zone}")
+    except ValueError:
+        return None
+
+
+def lastmod_problem(value: str) -> str | None:
+    if parse_lastmod(value) is None:
+        return f"<lastmod> {value[:60]!r} is not a W3C date or date-time"
+    return None
+
+
+def changefreq_problem(value: str) -> str | None:
+    if value not in CHANGEFREQS:
+        return f"<changefreq> {value[:60]!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
+    return None
+
+
+def priority_problem(value: str) -> str | None:
+    if not _DECIMAL.fullmatch(value) or not 0 <= float(value) <= 1:
+        return f"<priority> {value[:60]!r} is not a number from 0.0 to 1.0"
+    return None
+
+
+_CHECKS: dict[str, Callable[[str], str | None]] = {
+    "loc": loc_problem,
+    "lastmod": lastmod_problem,
+    "changefreq": changefreq_problem,
+    "priority": priority_problem,
+}
+# The XSDs of a folder, by root element.
+Schemas = dict[str, Any]
+
+
+class SchemaError(Exception):
+    """The schema folder cannot be used; the message says why."""
+
+
+def load_schemas(option: str | None) -> Schemas | None:
+    """The XSDs of the folder ``--xsd-dir`` names, else ``$SITEMAPKIT_XSD_DIR``; None: neither.
+
+    For pages, ``sitemap-all.local.xsd`` (a wrapper importing the extensions' schemas) when
+    the folder has it, else ``sitemap.xsd``. Raises SchemaError when it cannot be used.
+    """
+    value = option or os.environ.get(XSD_DIR_ENV)
+    if not value:
+        return None
+    folder = Path(value).expanduser()
+    if etree is None:
+        raise SchemaError(
+            f"validating against the XSDs of {folder} needs lxml, which is not installed: "
+            "pip install lxml (the package's 'validate' extra installs it)"
+        )
+    for name in ("sitemap.xsd", "siteindex.xsd"):
+        if not (folder / name).is_file():
+            raise SchemaError(f"{folder} has no {name}")
+    extended = (folder / URLSET_WITH_EXTENSIONS).is_file()
+    urlset = URLSET_WITH_EXTENSIONS if extended else "sitemap.xsd"
+    try:
+        return {"urlset": _schema(folder, urlset), "sitemapindex": _schema(folder, "siteindex.xsd")}
+    except (etree.XMLSchemaParseError, etree.XMLSyntaxError, OSError) as exc:
+        raise SchemaError(f"cannot read the schemas of {folder}: {exc}") from None
+
+
+_SAFE = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False}
+
+
+def _schema(folder: Path, name: str) -> Any:
+    parser = etree.XMLParser(**_SAFE)
+    parser.resolvers.add(_LocalResolver(folder))
+    return etree.XMLSchema(etree.parse(str(folder / name), parser))
+
+
+if etree is not None:
+
+    class _LocalResolver(etree.Resolver):  # type: ignore[misc]
+        def __init__(self, folder: Path) -> None:
+            super().__init__()
+            self.folder = folder
+
+        def resolve(self, system_url: str | None, public_id: str | None, context: Any) -> Any:
+            local = _LOCAL_COPIES.get(system_url or "")
+            if local is None:
+                return None
+            return self.resolve_filename(str(self.folder / local), context)
+
+
+class SchemaCheck:
+    """Validates the chunks of one file fed to it, keeping its first error.
+
+    lxml parses alongside the standard library's parser, which reads the entries and finds
+    the well-formedness errors lxml misses while validating against a schema that imports
+    others; each element is dropped once validated.
+    """
+
+    def __init__(self, schema: Any) -> None:
+        self.parser = etree.XMLPullParser(events=("end",), schema=schema, **_SAFE)
+        self.problem: tuple[str, str] | None = None
+
+    def feed(self, chunk: bytes | None) -> None:
+        """Validate the next chunk (None: the end of the file)."""
+        if self.problem is not None:
+            return
+        try:
+            if chunk is None:
+                self.parser.close()
+            else:
+                self.parser.feed(chunk)
+        except etree.XMLSyntaxError as exc:
+            log = getattr(exc, "error_log", None) or []
+            schema = any(entry.domain_name == "SCHEMASV" for entry in log)
+            message = str(exc.msg or exc).split(" (<string>", 1)[0].split(", line ", 1)[0]
+            self.problem = ("schema" if schema else "xml", message)
+            return
+        for _, element in self.parser.read_events():
+            parent = element.getparent()
+            if parent is not None and parent.getparent() is None:
+                parent.remove(element)
+
+
+@dataclass(frozen=True)
+class Entry:
+    number: int
+    loc: str
+    lastmod: str | None
+    # The file's root: "urlset" (a page URL) or "sitemapindex" (a page file).
+    kind: str = "urlset"
+
+
+class HashingReader:
+    """``stream``, counting and hashing the bytes read through it."""
+
+    def __init__(self, stream: Readable, head: bytes = b"") -> None:
+        self.stream = stream
+        self.head = head
+        self.size = 0
+        self.hash = hashlib.sha256()
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            data, self.head = self.head, b""
+        else:
+            data = self.stream.read(size if size and size > 0 else _CHUNK)
+        self.size += len(data)
+        self.hash.update(data)
+        return data
+
+    def drain(self) -> HashingReader:
+        while self.read(_CHUNK):
+            pass
+        return self
+
+
+class Scan:
+    """One file's scan: its root (``kind``), entries, size, SHA-256 and first problem.
+
+    The schemas' structure rules run on the parser's events as it streams.
+    """
+
+    def __init__(self, on_entry: Callable[[Entry], None]) -> None:
+        self.on_entry = on_entry
+        self.kind: str | None = None  # "urlset" or "sitemapindex" once the root is read
+        self.entries = self.size = self.depth = 0
+        self.sha256 = ""
+        self.problem: tuple[str, str, str] | None = None  # (rule, message, where)
+        self.root: Any = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.position = -1  # index in FIELDS of the last field seen
+        self.foreign = False
+        self.field: str | None = None
+        self.loc: str | None = None
+        self.lastmod: str | None = None
+
+    def fail(self, rule: str, message: str) -> None:
+        if self.problem is None:
+            self.problem = (rule, message, f"entry {self.entries + 1}" if self.depth > 1 else "")
+
+    def parse(self, reader: HashingReader, check: SchemaCheck | None) -> None:
+        parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
+        try:
+            while chunk := reader.read(_CHUNK):
+                parser.feed(chunk)
+                self._events(parser)
+                if check is not None:
+                    check.feed(chunk)
+            if reader.size > MAX_BYTES_PER_FILE:
+                return  # read up to the protocol's cap only: the file's end is not reached
+            parser.close()
+            self._events(parser)
+        except (ET.ParseError, LookupError, ValueError) as exc:  # an encoding expat cannot read
+            self.fail("xml", f"not well-formed XML: {exc}")
+        if check is not None:
+            check.feed(None)
+            if check.problem is not None:
+                self.fail(*check.problem)
+
+    def _events(self, parser: ET.XMLPullParser[ET.Element]) -> None:
+        # Only "start" and "end" were asked for: every event is (event, element).
+        for event, element in cast("Iterator[tuple[str, ET.Element]]", parser.read_events()):
+            if event == "start":
+                self._start(element)
+            else:
+                self._end(element)
+                self.depth -= 1
+
+    def _start(self, element: Any) -> None:
+        self.depth += 1
+        tag = str(element.tag)
+        if self.depth == 1:
+            self.root = element
+            name = tag.removeprefix(_NS)
+            if name in FIELDS and tag.startswith(_NS):
+                self.kind = name
+            else:
+                self.fail(
+                    "schema", f"root element {tag!r}, not <urlset> or <sitemapindex> of {_NS}"
+                )
+        elif self.kind is None:
+            return
+        elif self.depth == 2:
+            entry = FIELDS[self.kind][0]
+            if tag == _NS + entry:
+                self._reset()
+            elif tag.startswith(_NS) or self.entries:
+                self.fail("schema", f"unexpected {_short(tag)} in <{self.kind}>")
+        elif self.depth == 3:
+            self._start_field(tag, *FIELDS[self.kind])
+        elif self.depth == 4 and self.field is not None:
+            self.fail("schema", f"<{self.field}> holds an element")
+
+    def _start_field(self, tag: str, entry: str, names: tuple[str, ...]) -> None:
+        if not tag.startswith(_NS):
+            if self.position < 0:
+                self.fail("schema", f"<{entry}> must start with <loc>, not {_short(tag)}")
+            self.foreign = True
+            return
+        name = tag.removeprefix(_NS)
+        if self.position < 0 and name != "loc":
+            self.fail("schema", f"<{entry}> must start with <loc>, not <{name}>")
+        elif name not in names or names.index(name) <= self.position or self.foreign:
+            self.fail("schema", f"unexpected <{name}> in <{entry}>")
+        else:
+            self.position = names.index(name)
+            self.field = name
+
+    def _end(self, element: Any) -> None:
+        if self.kind is None:
+            return
+        entry = FIELDS[self.kind][0]
+        if self.depth == 3 and self.field is not None:
+            text = (element.text or "").strip()
+            problem = _CHECKS[self.field](text)
+            if problem is not None:
+                self.fail("schema", problem)
+            elif self.field in ("loc", "lastmod"):
+                setattr(self, self.field, text)
+            self.field = None
+        elif self.depth == 2 and self.field is None and element.tag == _NS + entry:
+            self._end_entry(entry, self.kind)
+        elif self.depth == 1 and not self.entries:
+            self.fail("schema", f"<{self.kind}> has no <{entry}>")
+
+    def _end_entry(self, entry: str, kind: str) -> None:
+        self.entries += 1
+        if self.loc is None and self.position < 0:
+            self.fail("schema", f"<{entry}> has no <loc>")
+        if self.loc is not None:
+            self.on_entry(Entry(self.entries, self.loc, self.lastmod, kind))
+        self._reset()
+        self.root.clear()  # keep memory flat: the entry is read
+
+
+def scan(
+    stream: Readable, on_entry: Callable[[Entry], None], schemas: Schemas | None = None
+) -> Scan:
+    """Read ``stream`` to its end, calling ``on_entry`` per entry with a ``<loc>``."""
+    result = Scan(on_entry)
+    head = stream.read(_PEEK_BYTES)
+    reader = HashingReader(stream, head)
+    not_utf8 = _encoding_problem(head)
+    match = _ROOT.search(head)
+    if not_utf8 is not None:
+        result.fail("xml", not_utf8)
+    else:
+        kind = match.group(1).decode() if match is not None else None
+        result.parse(reader, SchemaCheck(schemas[kind]) if schemas is not None and kind else None)
+    reader.drain()
+    result.size, result.sha256 = reader.size, reader.hash.hexdigest()
+    return result
+
+
+def _encoding_problem(head: bytes) -> str | None:
+    """What says the file is not UTF-8, as the protocol wants: a declaration, or zero bytes."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head[:4]:
+        return "not UTF-8 (UTF-16 or UTF-32): sitemaps must be UTF-8"
+    match = _ENCODING.match(head)
+    if match is not None and match.group(1).lower() != b"utf-8":
+        name = match.group(1).decode("ascii", "replace")[:40]
+        return f"declares the encoding {name!r}: sitemaps must be UTF-8"
+    return None
+
+
+def _short(tag: str) -> str:
+    namespace, _, name = tag.rpartition("}")
+    if namespace and namespace[1:] != SITEMAP_NS:
+        return f"<{name}> of {namespace[1:]}"
+    return f"<{name}>"

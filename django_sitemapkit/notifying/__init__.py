@@ -1,1 +1,0 @@
-"""Telling search engines what a build changed (IndexNow)."""
