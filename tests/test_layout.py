@@ -1,5 +1,5 @@
-"""The package's house rules, checked on its source: small modules, short functions,
-imports at the top (the import layers themselves are `lint-imports`' contracts in
+"""The package's house rules, checked on its source: a small package of modules cut by
+concept, short and simple functions, imports at the top (the import layers themselves are `lint-imports`' contracts in
 pyproject.toml, run by CI)."""
 
 from __future__ import annotations
@@ -8,10 +8,17 @@ import ast
 from pathlib import Path
 
 import pytest
+from radon.complexity import cc_visit
+from radon.visitors import Function
 
 PACKAGE = Path(__file__).resolve().parent.parent / "django_sitemapkit"
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
+# Cyclomatic complexity as radon counts it.
+MAX_COMPLEXITY = 15
+# The whole package, so that it stays one a maintainer can hold in their head.
+MAX_PACKAGE_LINES = 10_000
+MAX_MODULES = 60
 # An import inside a function is allowed only with a comment on its line
 # saying why, starting with this.
 INNER_IMPORT_REASON = "# inner import:"
@@ -27,6 +34,23 @@ def functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
 
 def test_the_package_has_modules() -> None:
     assert len(MODULES) > 20
+
+
+def test_the_package_stays_small() -> None:
+    lines = sum(len(path.read_text().splitlines()) for path in MODULES)
+    with_code = [path for path in MODULES if path.read_text().strip()]
+    assert lines <= MAX_PACKAGE_LINES, f"{lines} lines"
+    assert len(with_code) <= MAX_MODULES, f"{len(with_code)} modules"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_functions_are_simple(path: Path) -> None:
+    complex_ = {
+        f"{block.fullname} (line {block.lineno}): {block.complexity}"
+        for block in cc_visit(path.read_text())
+        if isinstance(block, Function) and block.complexity > MAX_COMPLEXITY
+    }
+    assert not complex_, complex_
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -58,6 +82,12 @@ def test_imports_are_at_the_top(path: Path) -> None:
         and INNER_IMPORT_REASON not in lines[node.lineno - 1]
     ]
     assert not inner, inner
+
+
+def test_the_rules_see_a_complex_function() -> None:
+    branches = "\n".join(f"    if x == {i}:\n        return {i}" for i in range(MAX_COMPLEXITY))
+    [block] = cc_visit(f"def f(x):\n{branches}\n    return -1\n")
+    assert block.complexity > MAX_COMPLEXITY
 
 
 def test_the_rules_see_a_long_function_and_an_inner_import(tmp_path: Path) -> None:
