@@ -113,8 +113,7 @@ def exchange(
 ) -> Response:
     """The answer to one request, whatever its status, each read waiting at most ``timeout``.
 
-    Raises what ``http.client`` raises (``OSError``, ``HTTPException``, ``ValueError``), a cut
-    at the deadline included.
+    Raises what ``http.client`` raises (OSError, HTTPException, ValueError), at the deadline too.
     """
     connection, target, proxy_headers = _connection(url, max(min(timeout, deadline.left()), 0.001))
     watchdog = _Watchdog(connection, deadline)

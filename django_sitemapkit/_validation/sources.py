@@ -286,10 +286,8 @@ def target_sources(options: dict[str, Any]) -> list[Source]:
 
 
 def live_sources(url: str, deadline: Deadline) -> list[Source]:
-    """The sitemap ``url`` names; for a site's root or robots.txt, every index robots.txt names.
-
-    robots.txt is read once, and its indexes are read on its own scheme and host only.
-    """
+    """The sitemap ``url`` names; for a site's root or robots.txt, every index robots.txt names
+    (on robots.txt's own scheme and host only)."""
     path = urlsplit(url).path
     if path not in ("", "/") and not path.endswith("/robots.txt"):
         return [HttpSource(url, deadline)]

@@ -112,11 +112,8 @@ class SchemaError(Exception):
 
 
 def load_schemas(option: str | None) -> Schemas | None:
-    """The XSDs of the folder ``--xsd-dir`` names, else ``$SITEMAPKIT_XSD_DIR``; None: neither.
-
-    For pages, ``sitemap-all.local.xsd`` (importing the extensions' schemas) when the folder has
-    it, else ``sitemap.xsd``.
-    """
+    """The XSDs of ``--xsd-dir``, else ``$SITEMAPKIT_XSD_DIR`` (None: neither); for pages,
+    ``sitemap-all.local.xsd`` (importing the extensions' schemas) if there, else ``sitemap.xsd``."""
     value = option or os.environ.get(XSD_DIR_ENV)
     if not value:
         return None
@@ -226,10 +223,7 @@ class HashingReader:
 
 
 class Scan:
-    """One file's scan: its root (``kind``), entries, size, SHA-256 and first problem.
-
-    The schemas' structure rules run on the parser's events.
-    """
+    """One file's scan: its root (``kind``), entries, size, SHA-256 and first problem."""
 
     def __init__(self, on_entry: Callable[[Entry], None]) -> None:
         self.on_entry = on_entry
