@@ -1,13 +1,8 @@
 """One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs.
 
-A socket's timeout bounds each read, not an exchange: a server dripping its
-answer a byte at a time holds a request for as long as it drips. So a
-watchdog shuts the exchange's socket down when the :class:`Deadline` passes,
-ending any read in progress. Connecting waits no longer than one read's
-timeout (Python bounds a whole TLS handshake by it); name resolution is
-bounded by the resolver only. No redirect is followed: what a 3xx means is
-each caller's rule. A proxy is used as urllib uses one, from the environment
-(``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``), within the deadline too.
+A socket's timeout bounds each read, not an exchange (a server may drip its answer a byte at a
+time), so a watchdog shuts the socket down when the :class:`Deadline` passes. No redirect is
+followed. A proxy is used as urllib uses one, from the environment (``HTTPS_PROXY``, ...).
 """
 
 from __future__ import annotations
@@ -19,6 +14,7 @@ import socket
 import threading
 import time
 import urllib.request
+from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 
@@ -36,9 +32,8 @@ class Deadline:
 class _Watchdog(threading.Thread):
     """Shuts the exchange's socket down once the deadline passes, until cancelled.
 
-    While connecting, the socket may not exist yet, or be replaced (TLS over a
-    proxy's tunnel): so it is shut again every 50 ms. ``sock``: the one connected,
-    which the response keeps when the connection drops it.
+    While connecting, the socket may not exist yet, or be replaced (TLS over a proxy's tunnel):
+    so it is shut again every 50 ms. ``sock``: the one connected, kept by the response.
     """
 
     def __init__(self, connection: http.client.HTTPConnection, deadline: Deadline) -> None:
@@ -62,18 +57,13 @@ class _Watchdog(threading.Thread):
         self.done.set()
 
 
+@dataclass
 class Response:
     """An answer: its status and headers (``response``), its body read until the deadline."""
 
-    def __init__(
-        self,
-        connection: http.client.HTTPConnection,
-        response: http.client.HTTPResponse,
-        watchdog: _Watchdog,
-    ) -> None:
-        self.connection = connection
-        self.response = response
-        self.watchdog = watchdog
+    connection: http.client.HTTPConnection
+    response: http.client.HTTPResponse
+    watchdog: _Watchdog
 
     def read(self, size: int = -1, /) -> bytes:
         return self.response.read(None if size < 0 else size)
@@ -123,8 +113,7 @@ def exchange(
 ) -> Response:
     """The answer to one request, whatever its status, each read waiting at most ``timeout``.
 
-    Raises what ``http.client`` raises (``OSError``, ``HTTPException``, ``ValueError``), a cut
-    at the deadline included.
+    Raises what ``http.client`` raises (OSError, HTTPException, ValueError), at the deadline too.
     """
     connection, target, proxy_headers = _connection(url, max(min(timeout, deadline.left()), 0.001))
     watchdog = _Watchdog(connection, deadline)

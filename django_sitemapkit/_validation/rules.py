@@ -1,8 +1,7 @@
 """The rules of ``sitemapkit_validate`` over a set (an index and the files it names), and its report.
 
-The rules are docs/commands.md's table. Each reports at most :data:`MAX_PER_RULE`
-findings per file, then one line counting the rest, so that a broken file of
-50,000 entries gives a readable report.
+The rules are docs/commands.md's table. Each reports at most :data:`MAX_PER_RULE` findings per
+file, then one line counting the rest: a broken file of 50,000 entries gives a readable report.
 """
 
 from __future__ import annotations
@@ -180,17 +179,9 @@ class SetCheck:
         """Check the index and the files it names; False when there is no index to read."""
         url = self.source.index_url
         index, folder = self.source.name(url), sources.directory(url)
+        # The index URL may name a single sitemap: its entries are then page URLs.
         pages: list[xmlfile.Entry] = []
-        # The index URL may name a single sitemap: its entries are then page URLs (of file 0).
-        as_page = self._page_entry(index, 0, folder)
-
-        def collect(entry: xmlfile.Entry) -> None:
-            if entry.kind == "urlset":
-                as_page(entry)
-            elif len(pages) < MAX_ENTRIES_PER_FILE:  # the protocol's most files in an index
-                pages.append(entry)
-
-        result = self.check_file(url, collect, (index, f"no index at {url}", ""))
+        result = self.check_file(url, pages, (index, f"no index at {url}", ""))
         names: set[str] = set()
         for entry in pages if result is not None and result.kind == "sitemapindex" else []:
             where = f"entry {entry.number}"
@@ -211,17 +202,15 @@ class SetCheck:
         return False
 
     def check_file(
-        self, url: str, collect: Callable[[xmlfile.Entry], None] | None, missing: Missing
+        self, url: str, pages: list[xmlfile.Entry] | None, missing: Missing
     ) -> xmlfile.Scan | None:
-        """Scan the file at ``url`` (a page when ``collect`` is None); None: missing or unread."""
+        """Scan the file at ``url`` (the index when it collects ``pages``); None: missing/unread."""
         file = self.source.name(url)
 
         def read(stream: sources.Readable) -> xmlfile.Scan:
             self.files.append(file)
-            folder = sources.directory(url)
-            on_entry = collect or self._page_entry(file, len(self.files) - 1, folder)
-            check = self._lastmod(file, on_entry)
-            return xmlfile.scan(sources.content(stream), check, self.schemas)
+            on_entry = self._on_entry(file, len(self.files) - 1, sources.directory(url), pages)
+            return xmlfile.scan(sources.content(stream), on_entry, self.schemas)
 
         result = self.read(file, url, read, missing)
         if result is None:
@@ -229,7 +218,7 @@ class SetCheck:
         self.report.files += 1
         if result.problem is not None:
             self.report.add(file, *result.problem)
-        if collect is None and result.kind == "sitemapindex":
+        if pages is None and result.kind == "sitemapindex":
             self.report.add(file, "schema", "an index names another index (indexes do not nest)")
         entries = "files" if result.kind == "sitemapindex" else "URLs"
         if result.entries > MAX_ENTRIES_PER_FILE:
@@ -248,10 +237,7 @@ class SetCheck:
         read: Callable[[sources.Readable], _T],
         missing: Missing | None = None,
     ) -> _T | None:
-        """What ``read`` makes of the file at ``url``; None when missing or unreadable (reported).
-
-        Past the deadline, TimeUp stops the set.
-        """
+        """What ``read`` makes of the file at ``url``; None when missing or unreadable (reported)."""
         try:
             stream = self.source.open(url)
             if stream is None:
@@ -271,22 +257,21 @@ class SetCheck:
                 raise
         return None
 
-    def _lastmod(
-        self, file: str, then: Callable[[xmlfile.Entry], None]
+    def _on_entry(
+        self, file: str, number: int, folder: str, pages: list[xmlfile.Entry] | None
     ) -> Callable[[xmlfile.Entry], None]:
-        def check(entry: xmlfile.Entry) -> None:
+        """The rules of each entry of file ``number``; an index's files are added to ``pages``."""
+
+        def on_entry(entry: xmlfile.Entry) -> None:
+            where = f"entry {entry.number}"
             value = None if entry.lastmod is None else xmlfile.parse_lastmod(entry.lastmod)
             if value is not None and value > self.now:
-                message = f"lastmod {entry.lastmod} is in the future"
-                self.report.add(file, "lastmod", message, f"entry {entry.number}")
-            then(entry)
-
-        return check
-
-    def _page_entry(self, file: str, number: int, folder: str) -> Callable[[xmlfile.Entry], None]:
-        def page_entry(entry: xmlfile.Entry) -> None:
+                self.report.add(file, "lastmod", f"lastmod {entry.lastmod} is in the future", where)
+            if pages is not None and entry.kind == "sitemapindex":
+                if len(pages) < MAX_ENTRIES_PER_FILE:  # the protocol's most files in an index
+                    pages.append(entry)
+                return
             self.report.urls += 1
-            where = f"entry {entry.number}"
             # URLs past the protocol's limit are reported as such, not remembered.
             if (
                 not self.in_scope(file, entry.loc, folder, where)
@@ -298,13 +283,14 @@ class SetCheck:
                 also = "earlier in this file" if first == number else f"also in {self.files[first]}"
                 self.report.add(file, "duplicate", f"{entry.loc} is listed twice ({also})", where)
 
-        return page_entry
+        return on_entry
 
     def check_twin(self, url: str, file: str, result: xmlfile.Scan) -> None:
         """The ``.gz`` beside a file, when there is one, must decompress to its bytes."""
         if url.endswith(".gz"):
             return
-        twin = self.read(file + ".gz", url + ".gz", _inflated)
+        inflated = lambda twin: xmlfile.HashingReader(sources.gunzipped(twin)).drain()  # noqa: E731
+        twin = self.read(file + ".gz", url + ".gz", inflated)
         if twin is None:
             return
         if twin.size > MAX_BYTES_PER_FILE:
@@ -328,7 +314,3 @@ class SetCheck:
             self.report.add(where, "robots", message)
         elif index_url not in sources.sitemap_lines(content):
             self.report.add(where, "robots", f"has no 'Sitemap: {index_url}' line")
-
-
-def _inflated(twin: sources.Readable) -> xmlfile.HashingReader:
-    return xmlfile.HashingReader(sources.gunzipped(twin)).drain()

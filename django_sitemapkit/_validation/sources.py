@@ -1,9 +1,8 @@
 """What ``sitemapkit_validate`` reads (a folder, a storage's published set, a live site), bounded.
 
-A file is read up to the protocol's 52,428,800 uncompressed bytes, inflated
-when it is gzip, so that a huge, endless or gzip-bomb file costs that much
-reading and no memory; a live site within one deadline for the whole run,
-redirects followed on the site's scheme and host only.
+A file is read (inflated when gzip) up to the protocol's 52,428,800 bytes, so a huge, endless or
+gzip-bomb file costs no memory; a live site within one deadline for the whole run, redirects
+followed on the site's scheme and host only.
 """
 
 from __future__ import annotations
@@ -13,9 +12,10 @@ import http.client
 import io
 import re
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -113,10 +113,7 @@ def content(stream: Readable) -> Readable:
 
 
 def gunzipped(stream: Readable, head: bytes = b"") -> Readable:
-    """The inflated content of a gzip file, up to :data:`READ_CAP` bytes.
-
-    Reading a file that is not gzip raises ``gzip.BadGzipFile``, ``EOFError`` or ``zlib.error``.
-    """
+    """The inflated content of a gzip file, up to :data:`READ_CAP` bytes (raises when not gzip)."""
     # GzipFile seeks its file only when asked to rewind, which the validator never does.
     inflated = gzip.GzipFile(fileobj=Capped(stream, _COMPRESSED_CAP, head), mode="rb")  # type: ignore[call-overload]
     return Capped(inflated, READ_CAP)
@@ -179,12 +176,12 @@ def _failed(exc: Exception, deadline: Deadline) -> FetchError:
     return FetchError(str(exc) or type(exc).__name__)
 
 
+@dataclass
 class Body:
     """A response's body, read within the deadline."""
 
-    def __init__(self, response: Response, deadline: Deadline) -> None:
-        self.response = response
-        self.deadline = deadline
+    response: Response
+    deadline: Deadline
 
     def read(self, size: int = -1, /) -> bytes:
         _check(self.deadline)
@@ -206,8 +203,7 @@ def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> 
     """
     if urlsplit(url).scheme not in ("http", "https"):
         raise FetchError(f"not an http(s) URL: {url}")
-    site = site or origin(url)
-    first = url
+    site, first = site or origin(url), url
     for _ in range(MAX_REDIRECTS + 1):
         if origin(url) != site and url == first:
             raise OffSite(f"{url} is not on {'://'.join(site)}: not read")
@@ -237,10 +233,8 @@ def read_robots(url: str, deadline: Deadline, site: tuple[str, str]) -> tuple[st
     body = fetch(url, deadline, site)
     if body is None:
         return url, None
-    try:
+    with closing(body):
         return url, body.read(ROBOTS_MAX_BYTES)
-    finally:
-        body.close()
 
 
 class HttpSource:
@@ -274,21 +268,26 @@ Source = FileSource | HttpSource
 
 
 def _robots_url(url: str) -> str:
-    parts = urlsplit(url)
-    return (
-        url if parts.path.endswith("/robots.txt") else f"{parts.scheme}://{parts.netloc}/robots.txt"
-    )
+    return url if urlsplit(url).path.endswith("/robots.txt") else urljoin(url, "/robots.txt")
 
 
 def is_url(target: str) -> bool:
     return urlsplit(target).scheme in ("http", "https")
 
 
-def live_sources(url: str, deadline: Deadline) -> list[Source]:
-    """The sitemap ``url`` names; for a site's root or robots.txt, every index robots.txt names.
+def target_sources(options: dict[str, Any]) -> list[Source]:
+    """What ``sitemapkit_validate``'s options name: a live site, a path or the published sets."""
+    target = options["target"]
+    if target and is_url(target):
+        return live_sources(target, Deadline(options["deadline"]))
+    if target:
+        return [path_source(Path(target), options["base_url"], options["robots"])]
+    return published_sources(options["storage"], options["sites"], options["robots"])
 
-    robots.txt is read once, and its indexes are read on its own scheme and host only.
-    """
+
+def live_sources(url: str, deadline: Deadline) -> list[Source]:
+    """The sitemap ``url`` names; for a site's root or robots.txt, every index robots.txt names
+    (on robots.txt's own scheme and host only)."""
     path = urlsplit(url).path
     if path not in ("", "/") and not path.endswith("/robots.txt"):
         return [HttpSource(url, deadline)]

@@ -1,9 +1,7 @@
-"""One sitemap or index file, read as a stream: its entries, size, hash and first problem.
+"""One sitemap or index file, read as a stream (memory stays flat): entries, size, hash, problem.
 
-Memory stays flat: elements are dropped once their entry is read. The schemas'
-rules run in Python on every file; with the XSDs at hand (``--xsd-dir``) lxml
-validates the file against them as it streams too. A file gets one ``xml`` or
-``schema`` finding at most: its first problem.
+The schemas' rules run in Python on every file; with the XSDs at hand (``--xsd-dir``) lxml
+validates the file against them too. A file gets one ``xml`` or ``schema`` finding at most.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from django_sitemapkit._protocol.locations import DEFAULT_PORTS, MAX_URL_LENGTH
 from django_sitemapkit._protocol.writer import CHANGEFREQS, MAX_BYTES_PER_FILE, SITEMAP_NS
 from django_sitemapkit._validation.sources import Readable
 
@@ -32,7 +31,7 @@ URLSET_WITH_EXTENSIONS = "sitemap-all.local.xsd"
 # Remote schema locations served from the folder, never fetched.
 _LOCAL_COPIES = {"http://www.w3.org/2001/xml.xsd": "xml.xsd"}
 # tLoc: an anyURI of 12 to 2,048 characters; the protocol wants it absolute.
-LOC_MIN, LOC_MAX = 12, 2048
+LOC_MIN = 12
 # xsd:date or xsd:dateTime (seconds required, fractions and a zone optional).
 _LASTMOD = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})"
@@ -54,15 +53,15 @@ _CHUNK = 1 << 20
 
 
 def loc_problem(value: str) -> str | None:
-    if not LOC_MIN <= len(value) <= LOC_MAX:
-        return f"<loc> must be {LOC_MIN} to {LOC_MAX:,} characters long, not {len(value):,}"
+    if not LOC_MIN <= len(value) <= MAX_URL_LENGTH:
+        return f"<loc> must be {LOC_MIN} to {MAX_URL_LENGTH:,} characters long, not {len(value):,}"
     if any(c.isspace() for c in value):
         return f"<loc> {value[:100]!r} contains whitespace"
     try:
         parts = urlsplit(value)
     except ValueError:
         return f"<loc> {value[:100]!r} is not a URL"
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in DEFAULT_PORTS or not parts.netloc:
         return f"<loc> {value[:100]!r} is not an absolute http(s) URL"
     return None
 
@@ -81,21 +80,21 @@ def parse_lastmod(value: str) -> datetime.datetime | None:
 
 
 def lastmod_problem(value: str) -> str | None:
-    if parse_lastmod(value) is None:
-        return f"<lastmod> {value[:60]!r} is not a W3C date or date-time"
-    return None
+    if parse_lastmod(value):
+        return None
+    return f"<lastmod> {value[:60]!r} is not a W3C date or date-time"
 
 
 def changefreq_problem(value: str) -> str | None:
-    if value not in CHANGEFREQS:
-        return f"<changefreq> {value[:60]!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-    return None
+    if value in CHANGEFREQS:
+        return None
+    return f"<changefreq> {value[:60]!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
 
 
 def priority_problem(value: str) -> str | None:
-    if not _DECIMAL.fullmatch(value) or not 0 <= float(value) <= 1:
-        return f"<priority> {value[:60]!r} is not a number from 0.0 to 1.0"
-    return None
+    if _DECIMAL.fullmatch(value) and 0 <= float(value) <= 1:
+        return None
+    return f"<priority> {value[:60]!r} is not a number from 0.0 to 1.0"
 
 
 _CHECKS: dict[str, Callable[[str], str | None]] = {
@@ -113,11 +112,8 @@ class SchemaError(Exception):
 
 
 def load_schemas(option: str | None) -> Schemas | None:
-    """The XSDs of the folder ``--xsd-dir`` names, else ``$SITEMAPKIT_XSD_DIR``; None: neither.
-
-    For pages, ``sitemap-all.local.xsd`` (a wrapper importing the extensions' schemas) when
-    the folder has it, else ``sitemap.xsd``. Raises SchemaError when it cannot be used.
-    """
+    """The XSDs of ``--xsd-dir``, else ``$SITEMAPKIT_XSD_DIR`` (None: neither); for pages,
+    ``sitemap-all.local.xsd`` (importing the extensions' schemas) if there, else ``sitemap.xsd``."""
     value = option or os.environ.get(XSD_DIR_ENV)
     if not value:
         return None
@@ -156,17 +152,16 @@ if etree is not None:
 
         def resolve(self, system_url: str | None, public_id: str | None, context: Any) -> Any:
             local = _LOCAL_COPIES.get(system_url or "")
-            if local is None:
-                return None
-            return self.resolve_filename(str(self.folder / local), context)
+            return (
+                None if local is None else self.resolve_filename(str(self.folder / local), context)
+            )
 
 
 class SchemaCheck:
     """Validates the chunks of one file fed to it, keeping its first error.
 
-    lxml parses alongside the standard library's parser, which reads the entries and finds
-    the well-formedness errors lxml misses while validating against a schema that imports
-    others; each element is dropped once validated.
+    lxml parses alongside the standard library's parser, which reads the entries and finds the
+    well-formedness errors lxml misses with a schema that imports others.
     """
 
     def __init__(self, schema: Any) -> None:
@@ -228,10 +223,7 @@ class HashingReader:
 
 
 class Scan:
-    """One file's scan: its root (``kind``), entries, size, SHA-256 and first problem.
-
-    The schemas' structure rules run on the parser's events as it streams.
-    """
+    """One file's scan: its root (``kind``), entries, size, SHA-256 and first problem."""
 
     def __init__(self, on_entry: Callable[[Entry], None]) -> None:
         self.on_entry = on_entry
@@ -334,18 +326,15 @@ class Scan:
                 setattr(self, self.field, text)
             self.field = None
         elif self.depth == 2 and self.field is None and element.tag == _NS + entry:
-            self._end_entry(entry, self.kind)
+            self.entries += 1
+            if self.loc is not None:
+                self.on_entry(Entry(self.entries, self.loc, self.lastmod, self.kind))
+            elif self.position < 0:
+                self.fail("schema", f"<{entry}> has no <loc>")
+            self._reset()
+            self.root.clear()  # keep memory flat: the entry is read
         elif self.depth == 1 and not self.entries:
             self.fail("schema", f"<{self.kind}> has no <{entry}>")
-
-    def _end_entry(self, entry: str, kind: str) -> None:
-        self.entries += 1
-        if self.loc is None and self.position < 0:
-            self.fail("schema", f"<{entry}> has no <loc>")
-        if self.loc is not None:
-            self.on_entry(Entry(self.entries, self.loc, self.lastmod, kind))
-        self._reset()
-        self.root.clear()  # keep memory flat: the entry is read
 
 
 def scan(
@@ -355,12 +344,11 @@ def scan(
     result = Scan(on_entry)
     head = stream.read(_PEEK_BYTES)
     reader = HashingReader(stream, head)
-    not_utf8 = _encoding_problem(head)
-    match = _ROOT.search(head)
-    if not_utf8 is not None:
+    if (not_utf8 := _encoding_problem(head)) is not None:
         result.fail("xml", not_utf8)
     else:
-        kind = match.group(1).decode() if match is not None else None
+        root = _ROOT.search(head)
+        kind = root.group(1).decode() if root is not None else None
         result.parse(reader, SchemaCheck(schemas[kind]) if schemas is not None and kind else None)
     reader.drain()
     result.size, result.sha256 = reader.size, reader.hash.hexdigest()

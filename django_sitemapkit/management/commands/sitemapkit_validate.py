@@ -5,24 +5,15 @@ Exit status 0 when every file is right, 1 with findings or when there is nothing
 
 from __future__ import annotations
 
+import contextlib
 from argparse import ArgumentTypeError
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_sitemapkit._boundedhttp import Deadline
 from django_sitemapkit._siteconfig import add_site_option
 from django_sitemapkit._validation.rules import SetCheck, as_json, as_text
-from django_sitemapkit._validation.sources import (
-    DEFAULT_DEADLINE,
-    Source,
-    TargetError,
-    is_url,
-    live_sources,
-    path_source,
-    published_sources,
-)
+from django_sitemapkit._validation.sources import DEFAULT_DEADLINE, TargetError, target_sources
 from django_sitemapkit._validation.xmlfile import SchemaError, load_schemas
 
 
@@ -66,7 +57,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             schemas = load_schemas(options["xsd_dir"])
-            sources = self.sources(options)
+            sources = target_sources(options)
         except (SchemaError, TargetError) as exc:
             raise CommandError(str(exc)) from None
         reports = [SetCheck(source, schemas).run() for source in sources]
@@ -76,20 +67,9 @@ class Command(BaseCommand):
         if problems:
             raise CommandError(f"{problems:,} problem(s) found.", returncode=1)
 
-    def sources(self, options: dict[str, Any]) -> list[Source]:
-        target = options["target"]
-        if target and is_url(target):
-            return live_sources(target, Deadline(options["deadline"]))
-        if target:
-            return [path_source(Path(target), options["base_url"], options["robots"])]
-        return published_sources(options["storage"], options["sites"], options["robots"])
-
 
 def _seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds < float("inf"):
-        raise ArgumentTypeError(f"not a positive number of seconds: {value!r}")
-    return seconds
+    with contextlib.suppress(ValueError):
+        if 0 < (seconds := float(value)) < float("inf"):
+            return seconds
+    raise ArgumentTypeError(f"not a positive number of seconds: {value!r}")
