@@ -1,18 +1,10 @@
 """A page's figures, and those of every key-range page of a section in one scan.
 
-``PageFigures`` is what the index and a build know of a page without
-rendering it: its entry count, the ``<lastmod>`` the index announces for it,
-and a fingerprint of what its bytes depend on.
-
-A model section's pages are key ranges (pages.py). The index needs the row
-count and newest lastmod of each, and the database answers them all in one
-pass as a ``UNION ALL`` of per-range aggregates, which costs about what one
-aggregate over the whole section costs. Building each part with the ORM
-would not: so each shape of range (which bounds it has) is compiled once,
-with placeholder values, and its SQL is repeated for every range of that
-shape with the range's own parameters. Where a placeholder cannot be found in
-the compiled parameters (a key field that prepares values in some unusual
-way), the parts are built by the ORM one by one instead: slower, same result.
+The row count and newest lastmod of every range come from one ``UNION ALL`` of per-range
+aggregates, about the cost of one aggregate over the section. Building each part with the
+ORM would not be: each shape of range (which bounds it has) is compiled once with
+placeholder values, and its SQL repeated with each range's parameters. Where a placeholder
+cannot be found in the compiled parameters, the ORM builds the parts (slower, same result).
 """
 
 from __future__ import annotations
@@ -26,7 +18,7 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
-from django.db.models import Count, IntegerField, Max, QuerySet, Value
+from django.db.models import Count, IntegerField, Max, Q, QuerySet, Value
 
 from django_sitemapkit._engine.internals import compiled_sql, converted_rows
 from django_sitemapkit._protocol.w3c import Lastmod, to_aware
@@ -47,17 +39,18 @@ KeyRange = tuple[str | None, str | None]
 
 @dataclass(frozen=True)
 class PageFigures:
-    """What the index and a build know of one page without rendering it."""
+    """What the index and a build know of one page without rendering it.
+
+    ``count``: its entries (items, or rows of its key range), skipped ones included.
+    ``newest``: its ``<lastmod>`` in the index, the newest lastmod of its rows (read in
+    SQL where a model section has a lastmod field) or of its entries as rendered; None
+    when one of them has none. ``fingerprint`` changes whenever what its bytes depend on
+    from its rows does: ``count|newest`` (aware ISO), then a hash of the key range.
+    """
 
     number: int
-    #: Entries (items of a list, rows of a model section's range, skipped ones included).
     count: int
-    #: The page's ``<lastmod>`` in the index: the newest lastmod of its rows (model
-    #: sections with a lastmod field, read in SQL) or of its entries as rendered (any
-    #: other section); None when one of them has none.
     newest: Lastmod | None
-    #: A short string that changes whenever what the page's bytes depend on
-    #: from its rows does: ``count|newest`` (aware ISO), then a hash of the key range.
     fingerprint: str
 
     @classmethod
@@ -73,9 +66,8 @@ class PageFigures:
     ) -> PageFigures:
         """The figures of a page of ``count`` entries whose newest lastmod is ``newest``.
 
-        ``undated``: an entry has no lastmod. The page then announces none (the
-        newest of the others would not move when that entry changes), but its
-        fingerprint still holds ``newest``.
+        ``undated`` (an entry has none): the page announces none, as the newest of the
+        others would not move when that entry changes; its fingerprint holds ``newest``.
         """
         stamp = "" if newest is None else to_aware(newest, tz).isoformat()
         fingerprint = f"{count}|{stamp}"
@@ -90,8 +82,7 @@ class PageFigures:
 class RangeStats:
     count: int
     newest: Lastmod | None = None
-    #: A row of the range has a NULL lastmod.
-    undated: bool = False
+    undated: bool = False  # a row of the range has a NULL lastmod
 
 
 @dataclass
@@ -148,14 +139,9 @@ class RangeAggregator:
         # Every statement selects the same columns as a part: its compiler converts them.
         return converted_rows(self._part(0, None, None), rows)
 
-    def _part(self, tag: int, start: Any, end: Any) -> QuerySet[Any]:
-        filters = {}
-        if start is not None:
-            filters["pk__gte"] = self.pk.to_python(start)
-        if end is not None:
-            filters["pk__lt"] = self.pk.to_python(end)
+    def _part(self, tag: int, start: str | None, end: str | None) -> QuerySet[Any]:
         part: QuerySet[Any] = (
-            self.queryset.filter(**filters)
+            self.queryset.filter(in_range(self.pk, start, end))
             .annotate(_range=Value(tag, output_field=IntegerField()))
             .values("_range")
             .annotate(**self.aggregates)
@@ -229,6 +215,16 @@ class RangeAggregator:
         for first in range(0, len(parts), UNION_BATCH_SIZE):
             batch = parts[first : first + UNION_BATCH_SIZE]
             yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
+
+
+def in_range(pk: models.Field[Any, Any], start: str | None, end: str | None) -> Q:
+    """The rows whose key is in ``[start, end)`` (keys as text; None leaves that side open)."""
+    q = Q()
+    if start is not None:
+        q &= Q(pk__gte=pk.to_python(start))
+    if end is not None:
+        q &= Q(pk__lt=pk.to_python(end))
+    return q
 
 
 def only_position(params: Sequence[Any], value: Any) -> int | None:
