@@ -295,8 +295,7 @@ def on_current_site(sitemap: Sitemap, items: Items) -> Items:
     site = current_site()
     if site is None or not narrows_per_site(sitemap):
         return items
-    result: Any = sitemap.for_site(items, site)
-    return result  # type: ignore[no-any-return]
+    return sitemap.for_site(items, site)  # type: ignore[no-any-return]
 
 
 def page_table_name(sitemap: Sitemap) -> str:

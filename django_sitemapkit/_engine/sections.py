@@ -201,12 +201,10 @@ def section_items(
 ) -> Iterator[tuple[Any, Any]]:
     """(key, item) of each item of page ``number``; or PageNotFound."""
     if isinstance(sitemap, ModelSitemap):
-        yield from rows.page_items(sitemap, number)
-        return
+        return rows.page_items(sitemap, number)
     if isinstance(sitemap, ContribUrlsSection):
-        yield from url_infos(sitemap, number, section_context(sitemap, context))
-        return
-    yield from list_items(sitemap, number, context)
+        return url_infos(sitemap, number, section_context(sitemap, context))
+    return list_items(sitemap, number, context)
 
 
 def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
@@ -251,19 +249,18 @@ def write_page(
 ) -> tuple[Lastmod | None, Any]:
     """Write the items of page ``number`` into ``writer``: the newest lastmod written, and
     the key of the first item that did not fit (None when all did)."""
-    reader = factory.extensions.reader
-    if sitemap.i18n:
-        items = section_items(sitemap, number, context)
-        if reader is not None:
-            items = reader.prefetching(items)
-        return write_language_entries(sitemap, factory, items, writer)
-    if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
+    if isinstance(sitemap, ModelSitemap) and not sitemap.i18n and rows.reads_columns(sitemap):
         fast = FastLoop.prepare(sitemap, factory)
         if fast is not None:
             return fast.render(rows.page_rows(sitemap, number), writer)
-    newest: Lastmod | None = None
+    reader = factory.extensions.reader
     items = section_items(sitemap, number, context)
-    for key, item in items if reader is None else reader.prefetching(items):
+    if reader is not None:
+        items = reader.prefetching(items)
+    if sitemap.i18n:
+        return write_language_entries(sitemap, factory, items, writer)
+    newest: Lastmod | None = None
+    for key, item in items:
         xml, locs = item_entries(factory, None, item, writer.locs)
         if xml is None:
             continue
