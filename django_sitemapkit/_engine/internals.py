@@ -20,13 +20,9 @@ CHUNK_SIZE = 2000
 def iterate_rows(
     queryset: QuerySet[Any], *, raw_column: int | None, server_side: bool = True
 ) -> Iterator[Sequence[Any]]:
-    """The rows of a ``values_list()`` queryset, read in chunks (from a server-side cursor
-    where the database has them, unless not ``server_side``).
-
-    Like ``queryset.iterator()``, but the column ``raw_column`` is left as the database
-    returned it (see rows.raw_lastmod_converter), and the rows are the cursor's own tuples
-    where no other column needs converting: ``iterator()`` applies every converter.
-    """
+    """A ``values_list()`` queryset's rows in chunks (from a server-side cursor, if any and
+    ``server_side``), as ``iterator()`` but for ``raw_column``, left as the database gives it
+    (see rows.raw_lastmod_converter), and the cursor's own tuples where none needs converting."""
     connection = connections[queryset.db]
     compiler = queryset.query.get_compiler(queryset.db)
     results = compiler.execute_sql(

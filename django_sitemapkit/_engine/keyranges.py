@@ -1,11 +1,7 @@
-"""A page's figures, and those of every key-range page of a section in one scan.
-
-The row count and newest lastmod of every range come from one ``UNION ALL`` of per-range
-aggregates, about the cost of one aggregate over the section. Building each part with the
-ORM would not be: each shape of range (which bounds it has) is compiled once with
-placeholder values, and its SQL repeated with each range's parameters. Where a placeholder
-cannot be found in the compiled parameters, the ORM builds the parts (slower, same result).
-"""
+"""A page's figures, and those of every key-range page of a section in one ``UNION ALL`` of
+per-range aggregates (about the cost of one aggregate). Building each part with the ORM would
+cost more: each shape of range is compiled once with placeholder values, its SQL repeated with
+each range's parameters (built by the ORM where a placeholder cannot be found: same result)."""
 
 from __future__ import annotations
 
@@ -26,9 +22,8 @@ from django_sitemapkit._protocol.w3c import Lastmod, to_aware
 # SQLite refuses compound statements of more than 500 SELECTs by default.
 UNION_BATCH_SIZE = 400
 
-# Placeholders compiled into a shape's SQL and then replaced by each range's
-# values. Within every integer type's range (an out-of-range bound would let
-# the ORM drop the condition) and unlike anything a queryset filters on.
+# Replaced by each range's values. Within every integer type's range (the ORM drops an
+# out-of-range bound) and unlike anything a queryset filters on.
 TAG_PLACEHOLDER = 2_100_000_001
 INTEGER_KEY_PLACEHOLDERS = (2_100_000_002, 2_100_000_003)
 
@@ -39,14 +34,10 @@ KeyRange = tuple[str | None, str | None]
 
 @dataclass(frozen=True)
 class PageFigures:
-    """What the index and a build know of one page without rendering it.
-
-    ``count``: its entries (items, or rows of its key range), skipped ones included.
-    ``newest``: its ``<lastmod>`` in the index, the newest lastmod of its rows (read in
-    SQL where a model section has a lastmod field) or of its entries as rendered; None
-    when one of them has none. ``fingerprint`` changes whenever what its bytes depend on
-    from its rows does: ``count|newest`` (aware ISO), then a hash of the key range.
-    """
+    """What the index and a build know of one page without rendering it: its entries (skipped
+    ones included), its index ``<lastmod>`` (the newest of its rows', or of its entries' as
+    rendered; None when one has none), and a fingerprint of what its bytes depend on from its
+    rows: ``count|newest`` (aware ISO), then a hash of the key range."""
 
     number: int
     count: int
@@ -64,15 +55,12 @@ class PageFigures:
         key_range: KeyRange = (None, None),
         undated: bool = False,
     ) -> PageFigures:
-        """The figures of a page of ``count`` entries whose newest lastmod is ``newest``.
-
-        ``undated`` (an entry has none): the page announces none, as the newest of the
-        others would not move when that entry changes; its fingerprint holds ``newest``.
-        """
+        """``undated`` (an entry has no lastmod): the page announces none, as the newest of
+        the others would not move when that entry changes; its fingerprint holds ``newest``."""
         stamp = "" if newest is None else to_aware(newest, tz).isoformat()
         fingerprint = f"{count}|{stamp}"
         if key_range != (None, None):
-            # A page split since keeps its count and newest, never its range.
+            # A page split since may keep its count and newest, never its range.
             bounds = "\x00".join(str(key) for key in key_range).encode()
             fingerprint += "|" + hashlib.sha256(bounds).hexdigest()[:8]
         return cls(number, count, None if undated else newest, fingerprint)

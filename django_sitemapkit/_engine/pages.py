@@ -1,14 +1,10 @@
-"""Stable, dense pages for model sections: each page is a range of primary keys,
-``[start_key, end_key)``, cut by row count the first time (so every page starts full,
-however sparse the queryset is in its table) and afterwards only ever split.
+"""Stable, dense pages for model sections: ranges of primary keys, cut by row count the first
+time (every page starts full, however sparse the queryset) and afterwards only ever split, the
+rows past ``limit`` (or the file's byte limit) becoming a new page with the next free number.
 
-Editing or deleting a row changes only its own page; new rows land in the open-ended last
-page, and a page past ``limit`` rows (or its file's byte limit) is split, the upper part
-becoming a new page with the next free number. Fixed arithmetic ranges would be stable but
-nearly empty for a sparse queryset; re-cutting by count on every request would shift every
-later page on each deletion; under-full pages are never merged, as that would change a page
-no edit touched. Cuts are recorded where the process can write (``PageManager``), made the
-same way in memory where it cannot. No query uses OFFSET.
+So an edit or deletion changes only its own page, and growth only the last (re-cutting by count
+would shift every later page; merging under-full pages would change pages no edit touched).
+Cuts are recorded where the process can write, made alike in memory where it cannot.
 """
 
 from __future__ import annotations
@@ -60,8 +56,7 @@ class KeysetPages:
         return self.queryset.filter(range_q).order_by("pk")
 
     def page_queryset(self, number: int, page: Page | None = None) -> QuerySet[Any]:
-        """The rows of page ``number`` in key order, or PageNotFound (``page``: its bounds,
-        where the caller read them already, from ``recorded()``)."""
+        """The rows of page ``number`` in key order (``page``: its bounds, if read already)."""
         if number < 1:
             raise PageNotFound(number)
         page = page or page_table().page(self.section, number)
@@ -99,12 +94,9 @@ class KeysetPages:
         ]
 
     def _settle(self) -> tuple[list[Page], dict[int, RangeStats]]:
-        """The pages, overfull ones cut, and their figures.
-
-        Cuts are recorded where the connection can write, and kept in memory all the same
-        (a replica may lag). Cuts another process recorded meanwhile stand: read again
-        where written, and cut anew.
-        """
+        """The pages, overfull ones cut (recorded where the connection can write, kept in
+        memory all the same: a replica may lag), and their figures. Cuts another process
+        recorded meanwhile stand: read again where written, and cut anew."""
         table = page_table()
         for _attempt in range(3):
             recorded = table.pages(self.section)
@@ -152,12 +144,9 @@ class KeysetPages:
         return None if key is None else str(key)
 
     def split(self, number: int, at_key: Any) -> bool:
-        """Record that page ``number`` ends before ``at_key`` (its file could not hold it):
-        the rows from ``at_key`` on become a new last page.
-
-        Returns whether the recorded pages changed since the page was read to be rendered
-        (by this split or another process's), so cached files naming them can go.
-        """
+        """Record that page ``number`` ends before ``at_key`` (its file could not hold it),
+        the rows from ``at_key`` on becoming a new last page. Whether the recorded pages
+        changed since it was read (by this split or another process's): files naming them go."""
         table = page_table(write=True)
         recorded = table.pages(self.section)
         pages = recorded or [FIRST_PAGE]
@@ -238,12 +227,9 @@ class PageManager(models.Manager[models.Model]):
     def record(self, section: str, before: Sequence[Page], after: Sequence[Page]) -> Recording:
         """Make the recorded pages of ``section``, read as ``before``, into ``after``.
 
-        Pages only split (keeping number and start), so no row is locked: a page is updated
-        only if it still has the bounds it was read with, and numbers are unique, so a
-        process that changed the pages meanwhile makes it all fail (CONFLICT) rather than
-        leave pages that overlap. Where the connection may not write, REFUSED; a refusal
-        ``writable()`` did not foresee is caught in a savepoint (the caller's transaction
-        stays usable).
+        No row is locked: a page is updated only if it still has the bounds it was read with,
+        and numbers are unique, so another process's change makes it all fail (CONFLICT)
+        rather than leave pages that overlap. A refused write is caught in a savepoint.
         """
         if not self.writable():
             return Recording.REFUSED

@@ -22,7 +22,6 @@ from django_sitemapkit._conf import get_settings
 from django_sitemapkit._engine import rows
 from django_sitemapkit._engine.entries import RenderContext, item_access
 from django_sitemapkit._engine.pages import PageNotFound
-from django_sitemapkit._engine.rows import url_route
 from django_sitemapkit._engine.sections import listing, page_figures, render_sitemap_page
 from django_sitemapkit._engine.skiplog import one_render
 from django_sitemapkit._protocol.files import STYLESHEET_NAME
@@ -120,11 +119,8 @@ def views_routed(namespace: str = URL_NAMESPACE) -> bool:
 
 
 def index_path(namespace: str = URL_NAMESPACE) -> str:
-    """Where the index lives: the one rule for every file's URL, robots.txt included.
-
-    The views' URL where they are routed, else the site's root as Django knows it (the
-    script prefix), where a web server serves the built files.
-    """
+    """Where the index lives, the one rule for every file's URL: the views' URL where they
+    are routed, else the script prefix, where a web server serves the built files."""
     if views_routed(namespace):
         return reverse(f"{namespace}:index")
     return get_script_prefix() + INDEX_NAME
@@ -142,11 +138,8 @@ def page_path(
 
 
 def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
-    """The href of the XSL stylesheet every file references; None when STYLESHEET is off.
-
-    A path beside the index, never an absolute URL: a browser applies an XSL only from
-    the document's own origin, whichever served the file (the views, or a web server).
-    """
+    """The XSL stylesheet's href (None when STYLESHEET is off): a path beside the index, as a
+    browser applies an XSL only from the document's own origin, whichever served it."""
     if not get_settings().STYLESHEET:
         return None
     return posixpath.join(posixpath.dirname(index_path(namespace)), STYLESHEET_NAME)
@@ -272,8 +265,7 @@ class IndexDirectory:
 
     def __init__(self, base_url: str, namespace: str = URL_NAMESPACE) -> None:
         self.index_path = index_path(namespace)
-        # The site's builder refuses only what is wrong anywhere (another host, too
-        # long...), which the build skips with its own reason.
+        # The site's builder refuses only what is wrong anywhere, skipped for its own reason.
         self.inside = make_context(base_url, namespace).locations
         self.site = LocationBuilder(base_url, strip_params=get_settings().STRIP_QUERY_PARAMS)
 
@@ -316,7 +308,7 @@ def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bo
 
 def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object, bool]]:
     samples: list[tuple[object, bool]] = []
-    route = url_route(sitemap)
+    route = rows.url_route(sitemap)
     if route is not None:
         template = route.template()
         if template.parts is not None:

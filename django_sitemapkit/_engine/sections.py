@@ -27,7 +27,6 @@ from django_sitemapkit._engine.fastloop import FastLoop
 from django_sitemapkit._engine.internals import CHUNK_SIZE
 from django_sitemapkit._engine.keyranges import PageFigures
 from django_sitemapkit._engine.pages import Page, PageNotFound, on_current_site
-from django_sitemapkit._engine.rows import rows_per_page
 from django_sitemapkit._engine.skiplog import new_page
 from django_sitemapkit._protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit._protocol.writer import UrlsetWriter
@@ -68,11 +67,8 @@ def fingerprints_reliable(sitemap: Sitemap) -> bool:
 
 def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
     """Every non-empty page of ``sitemap`` with its figures, in number order: the one source
-    of a page's index ``<lastmod>``, for the live index and builds alike (see PageFigures).
-
-    A model section with a lastmod field is counted and dated in SQL, in one scan: a row a
-    render would skip for a bad value dates its page all the same.
-    """
+    of a page's index ``<lastmod>``, for the live index and builds alike. A model section's
+    lastmod field is read in SQL: a row a render would skip still dates its page."""
     if isinstance(sitemap, ModelSitemap):
         figures = rows.keyset_pages(sitemap).figures(context.tz)
         if sitemap.defines_lastmod():
@@ -108,8 +104,7 @@ def listing(
 def _dated_by_method(
     sitemap: ModelSitemap, figures: list[PageFigures], tz: datetime.tzinfo
 ) -> list[PageFigures]:
-    """``figures`` dated by the class's own ``lastmod()``, asked of each row of each page
-    (the fingerprints stay the SQL figures')."""
+    """``figures`` dated by the class's own ``lastmod()`` of each row (fingerprints kept)."""
     lastmod = rows.instance_lastmod(sitemap)
     dated = []
     for page in figures:
@@ -136,8 +131,7 @@ def _newest(
 
 
 def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageFigures]:
-    """Each page of contrib's paginator that lists a URL: only rendering a page tells what
-    ``get_urls()`` makes of its items."""
+    """Each page of contrib's paginator that lists a URL, rendered: only that tells."""
     figures = []
     for number in sitemap.page_numbers():
         try:
@@ -151,16 +145,13 @@ def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> li
     return figures
 
 
-# The rows a probe reads first: a page whose first rows hold an entry (nearly
-# every page) costs one small query, not a whole page's.
+# The rows a probe reads first: a page whose first rows hold an entry (nearly every page)
+# costs one small query, not a whole page's.
 PROBE_ROWS = 20
 
 
 def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any]) -> bool:
-    """Whether any of ``items`` makes an entry, by a render's rules, stopping at the first.
-
-    Skips on the way are logged as a render logs them; images never decide it.
-    """
+    """Whether any of ``items`` makes an entry by a render's rules, stopping at the first."""
     factory = entry_factory(sitemap, context)
     languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     new_page(sitemap.section)
@@ -277,7 +268,7 @@ def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
 
 
 def _slice(sitemap: Sitemap, items: QuerySet[Any], number: int) -> QuerySet[Any]:
-    per_page = rows_per_page(sitemap)
+    per_page = rows.rows_per_page(sitemap)
     return ordered(items)[(number - 1) * per_page : number * per_page]
 
 
@@ -292,7 +283,7 @@ def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
             for number, cut in enumerate(cuts, start=1)
         ]
     queryset = ordered(items)
-    per_page = rows_per_page(sitemap)
+    per_page = rows.rows_per_page(sitemap)
     count = queryset.count()
     pages = -(-count // per_page)
     lastmods = _slice_lastmods(sitemap, queryset, per_page, pages, context)
@@ -312,7 +303,7 @@ def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
         page = list(_slice(sitemap, items, number))
         if not page:
             raise PageNotFound(number)
-        yield from enumerate(page, (number - 1) * rows_per_page(sitemap))
+        yield from enumerate(page, (number - 1) * rows.rows_per_page(sitemap))
         return
     cuts = list_cuts(sitemap, context, items)
     if not 1 <= number <= len(cuts):
@@ -346,8 +337,7 @@ def _slice_lastmods(
 
 @dataclass(frozen=True)
 class Cut:
-    """One page of a list: items ``start`` to ``end``, their newest lastmod, and whether
-    an entry has none."""
+    """One page of a list: items ``start`` to ``end``, their newest lastmod, if none lacks one."""
 
     start: int
     end: int

@@ -1,12 +1,7 @@
-"""Skip warnings: each skipped item logged once per render, and at most a few per section.
-
-One render passes over a list's items more than once (to cut its pages, then to write
-one), and a broken ``location()`` skips every item: within ``one_render()`` a skip
-(section, item, reason) is logged once, and each section logs at most MAX_PER_SECTION
-warnings, then how many more. Outside a render every skip is logged. A model or QuerySet
-section's skips are remembered for the page being read only (``new_page()``), never for a
-whole build of millions of rows; a list's for the render (its items are in memory anyway).
-"""
+"""Skip warnings: within ``one_render()`` (which may pass over a list's items twice) each skip
+is logged once, and at most MAX_PER_SECTION a section (a broken ``location()`` skips every
+item), then how many more. A model or QuerySet section's skips are remembered for the page
+being read only (``new_page()``), never for a whole build; a list's for the render."""
 
 from __future__ import annotations
 
