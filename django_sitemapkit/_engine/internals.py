@@ -54,9 +54,8 @@ def compiled_sql(queryset: QuerySet[Any]) -> tuple[str, tuple[Any, ...]]:
 
 
 def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequence[Any]]:
-    """``rows`` fetched by hand-built SQL that selects what ``queryset`` selects,
-    converted as the ORM converts ``queryset``'s own rows (no public API applies a
-    queryset's converters to rows it did not fetch)."""
+    """``rows`` fetched by SQL selecting what ``queryset`` selects, converted as its own rows
+    (no public API applies a queryset's converters to rows it did not fetch)."""
     compiler = queryset.query.get_compiler(using=queryset.db)
     compiler.setup_query()
     converted: Iterator[Sequence[Any]] = compiler.results_iter(results=[rows])

@@ -77,8 +77,7 @@ class KeysetPages:
         return self._settle()[0]
 
     def figures(self, tz: datetime.tzinfo) -> list[PageFigures]:
-        """The figures of every non-empty page, in one scan, once pages that grew past
-        ``limit`` are cut (so none of them would have to be cut short)."""
+        """The figures of every non-empty page, in one scan, pages past ``limit`` cut first."""
         pages, stats = self._settle()
         return [
             PageFigures.of(
@@ -94,9 +93,8 @@ class KeysetPages:
         ]
 
     def _settle(self) -> tuple[list[Page], dict[int, RangeStats]]:
-        """The pages, overfull ones cut (recorded where the connection can write, kept in
-        memory all the same: a replica may lag), and their figures. Cuts another process
-        recorded meanwhile stand: read again where written, and cut anew."""
+        """The pages, overfull ones cut (recorded where possible, kept in memory: a replica may
+        lag), and their figures. Another process's cuts stand: read where written, cut anew."""
         table = page_table()
         for _attempt in range(3):
             recorded = table.pages(self.section)
@@ -124,8 +122,7 @@ class KeysetPages:
         }
 
     def _cut(self, pages: Sequence[Page], overfull: Sequence[Page]) -> list[Page]:
-        """``pages`` with each of ``overfull`` cut every ``limit`` rows, in memory: the rows
-        above each cut become a new page with the next free number."""
+        """``pages`` with each of ``overfull`` cut every ``limit`` rows in memory, in new pages."""
         result = {page.number: page for page in pages}
         last = max(result)
         for page in overfull:
@@ -144,9 +141,8 @@ class KeysetPages:
         return None if key is None else str(key)
 
     def split(self, number: int, at_key: Any) -> bool:
-        """Record that page ``number`` ends before ``at_key`` (its file could not hold it),
-        the rows from ``at_key`` on becoming a new last page. Whether the recorded pages
-        changed since it was read (by this split or another process's): files naming them go."""
+        """Record that page ``number`` (too big for its file) ends before ``at_key``, in a new
+        last page. Whether the recorded pages changed since it was read: files naming them go."""
         table = page_table(write=True)
         recorded = table.pages(self.section)
         pages = recorded or [FIRST_PAGE]
@@ -158,15 +154,13 @@ class KeysetPages:
             return True  # split meanwhile, at or below the key
         new = Page(pages[-1].number + 1, key, page.end_key)
         after = [*(replace(p, end_key=key) if p is page else p for p in pages), new]
-        # On a conflict the other process's change stands; a page still too big is split
-        # at its next render.
+        # On a conflict the other process's change stands: a page too big splits next time.
         return table.record(self.section, recorded, after) is not Recording.REFUSED
 
 
 @dataclass(frozen=True)
 class Page:
-    """Page ``number``: the rows whose key (as text) is in ``[start_key, end_key)``; None
-    leaves that side open."""
+    """Page ``number``: the rows whose key (as text) is in ``[start_key, end_key)``."""
 
     number: int
     start_key: str | None = None
@@ -188,8 +182,7 @@ class _ChangedMeanwhile(Exception):
     """A page no longer has the bounds it was read with: roll the recording back."""
 
 
-# Per vendor, whether the table (its quoted name for each %s) may be written: the role's
-# privileges and a read-only session, a query-only connection, a read-only server (replica).
+# Per vendor, whether the table (its quoted name for each %s) may be written.
 _WRITABLE = {
     "postgresql": "SELECT current_setting('transaction_read_only') = 'off'"
     " AND has_table_privilege(%s, 'INSERT') AND has_table_privilege(%s, 'UPDATE')",
@@ -211,9 +204,8 @@ class PageManager(models.Manager[models.Model]):
         return None if found is None else Page(number, *found)
 
     def writable(self) -> bool:
-        """Whether the table may be written, where the database tells without a write
-        (PostgreSQL logs every refused statement as an ERROR; ``record`` catches one all
-        the same)."""
+        """Whether the table may be written, where the database tells without a write (PostgreSQL
+        logs every refused statement as an ERROR; ``record`` catches one all the same)."""
         connection = connections[bound_alias(self) or router.db_for_write(self.model)]
         table = connection.ops.quote_name(self.model._meta.db_table)
         query = _WRITABLE.get(connection.vendor)
@@ -259,8 +251,7 @@ class PageManager(models.Manager[models.Model]):
 
 
 def page_table(*, write: bool = False) -> PageManager:
-    """The table on the router's database for reads, or for writes (pages read to be
-    changed are read where they are written); by name, as models.py imports this module."""
+    """The table on the router's database for reads or writes (by name: models.py imports us)."""
     model = apps.get_model("django_sitemapkit", "SitemapPage")
     db = router.db_for_write(model) if write else router.db_for_read(model)
     return model._default_manager.db_manager(db)

@@ -39,11 +39,8 @@ class SectionRegistry(Protocol):
     name: str  # the URL namespace of its views
 
     def get(self, section: str) -> Sitemap | None: ...
-
     def __iter__(self) -> Iterator[Sitemap]: ...
-
     def sections(self) -> list[str]: ...
-
     def invalidate_listing(self, section: str) -> None: ...
 
 
@@ -147,22 +144,16 @@ def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
 
 def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
     """Locations are built from ``base_url`` and must lie in the index's directory."""
-    directory = posixpath.dirname(index_path(namespace))
-    directory_url = base_url + directory.rstrip("/") + "/"
-    return RenderContext(
-        locations=LocationBuilder(
-            base_url, directory_url=directory_url, strip_params=get_settings().STRIP_QUERY_PARAMS
-        ),
-        tz=site_time_zone(),
-        stylesheet=stylesheet_href(namespace),
-    )
+    directory_url = base_url + posixpath.dirname(index_path(namespace)).rstrip("/") + "/"
+    strip = get_settings().STRIP_QUERY_PARAMS
+    locations = LocationBuilder(base_url, directory_url=directory_url, strip_params=strip)
+    return RenderContext(locations, tz=site_time_zone(), stylesheet=stylesheet_href(namespace))
 
 
 def render_page(
     section: str, number: int, *, base_url: str, sitemaps: SectionRegistry
 ) -> RenderedFile:
-    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound (also for a page whose
-    every item is skipped, which the index does not name)."""
+    """One ``<urlset>`` file; SectionNotFound, or PageNotFound (also when every item is skipped)."""
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
@@ -221,9 +212,8 @@ def write_index(
 
 
 def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
-    """The index as the database has it now: each page that lists a URL, with the newest
-    lastmod of its rows (none where a row has none, as contrib's); while there is none,
-    ``empty_site_file()``."""
+    """The index as the database has it now: each page listing a URL, with its figures' lastmod
+    (none where a row has none, as contrib's); while there is none, ``empty_site_file()``."""
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
         context = make_context(base_url, sitemaps.name)
         entries = (
@@ -270,8 +260,7 @@ class IndexDirectory:
         self.site = LocationBuilder(base_url, strip_params=get_settings().STRIP_QUERY_PARAMS)
 
     def misplaced(self, sitemap: Sitemap, *, query: bool = False) -> str | None:
-        """What lists a URL of ``sitemap`` (or the start all of them share) outside the
-        directory, if one is; ``query`` lets it read the first row."""
+        """What lists a URL of ``sitemap`` outside the directory, if any (``query``: read a row)."""
         if self.inside.directory_url == self.site.directory_url:
             return None  # the site's root holds every URL
         try:
@@ -329,9 +318,8 @@ def _refuse_database(*args: object, **kwargs: object) -> NoReturn:
 
 @contextlib.contextmanager
 def without_database() -> Iterator[None]:
-    """Refuse this thread's database access (every cursor and connect goes through
-    ``ensure_connection()``), as SimpleTestCase does: checks run before every command,
-    migrate included, and must not read tables that may not exist yet."""
+    """Refuse this thread's database access, as SimpleTestCase does: checks run before every
+    command, migrate included, and must not read tables that may not exist yet."""
     patched = [(c, vars(c).get("ensure_connection")) for c in connections.all()]
     for connection, _ in patched:
         setattr(connection, "ensure_connection", _refuse_database)  # noqa: B010

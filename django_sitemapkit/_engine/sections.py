@@ -47,28 +47,21 @@ class RenderedPage:
     images_dropped: int = 0  # past Google's 1,000 per URL, or not URLs
 
     @property
-    def size(self) -> int:
-        return len(self.content)
-
-    @property
     def every_entry_dated(self) -> bool:
-        """Whether every entry has a ``<lastmod>``: only then may the newest date the file
-        (one dated by some keeps its date when an undated entry changes, and If-Modified-Since
-        would keep a stale copy; contrib sends no Last-Modified then either)."""
+        """Whether every entry has a ``<lastmod>``: only then may the newest date the file (else
+        it keeps its date when an undated entry changes); contrib sends none then either."""
         dated = self.content.count(b"<lastmod>")
         return self.lastmod is not None and dated == self.url_count
 
 
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
-    """Whether a page whose figures did not change is unchanged: a model section with a
-    lastmod field (an ORM save moves it); lists are cheap to render and have no such field."""
+    """Whether unchanged figures mean an unchanged page: a model's lastmod field (saves move it)."""
     return isinstance(sitemap, ModelSitemap) and sitemap.get_lastmod_field() is not None
 
 
 def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
-    """Every non-empty page of ``sitemap`` with its figures, in number order: the one source
-    of a page's index ``<lastmod>``, for the live index and builds alike. A model section's
-    lastmod field is read in SQL: a row a render would skip still dates its page."""
+    """Every non-empty page with its figures: the one source of a page's index ``<lastmod>``,
+    live and built. A lastmod field is read in SQL: a row a render skips still dates its page."""
     if isinstance(sitemap, ModelSitemap):
         figures = rows.keyset_pages(sitemap).figures(context.tz)
         if sitemap.defines_lastmod():
@@ -83,12 +76,10 @@ def listing(
     sitemap: Sitemap, context: RenderContext, figures: list[PageFigures]
 ) -> list[PageFigures]:
     """The pages of ``figures`` that list a URL: what the index names. A page counted without
-    rendering it is probed for its first entry, so the index never names one that is 404."""
+    rendering it (a model's, a QuerySet's) is probed for its first entry: none answers 404."""
     if isinstance(sitemap, ModelSitemap):
         numbers = pages_listing(sitemap, context, [f.number for f in figures])
         return [f for f in figures if f.number in numbers]
-    # contrib's get_urls() pages are rendered, and a list's pages cut by rendering each
-    # entry: each lists one. Only a QuerySet's fixed slices are probed.
     if isinstance(sitemap, ContribUrlsSection) or not figures:
         return figures
     items = on_current_site(sitemap, sitemap.items())
@@ -199,8 +190,7 @@ def section_items(
 
 
 def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
-    """Render page ``number`` (one that overflows its file is split where the page table
-    can be written); PageNotFound when it has no URL to list."""
+    """Render page ``number`` (split where it overflows its file); PageNotFound if no URL."""
     factory = entry_factory(sitemap, context)
     writer = new_writer(sitemap, context.stylesheet)
     newest, overflow_key = write_page(sitemap, number, context, factory, writer)
@@ -238,8 +228,7 @@ def write_page(
     factory: EntryFactory,
     writer: UrlsetWriter,
 ) -> tuple[Lastmod | None, Any]:
-    """Write the items of page ``number`` into ``writer``: the newest lastmod written, and
-    the key of the first item that did not fit (None when all did)."""
+    """Write page ``number``: the newest lastmod written, the key of the first item not fitting."""
     if isinstance(sitemap, ModelSitemap) and not sitemap.i18n and rows.reads_columns(sitemap):
         fast = FastLoop.prepare(sitemap, factory)
         if fast is not None:

@@ -21,16 +21,15 @@ class _SkipLog:
         self.seen: dict[str | None, set[tuple[str, str]]] = {}
         self.warnings: Counter[str | None] = Counter()
 
-    def report(self, section: str | None, item: str, reason: str, quiet: bool) -> None:
+    def report(self, section: str | None, item: str, reason: str, quiet: bool) -> bool:
+        """Whether to log this skip: the first of its kind, within the section's warnings."""
         seen = self.seen.setdefault(section, set())
         if (item, reason) in seen:
-            return
+            return False
         seen.add((item, reason))
         if not quiet:
             self.warnings[section] += 1
-            if self.warnings[section] > MAX_PER_SECTION:
-                return
-        _log(section, item, reason, quiet)
+        return quiet or self.warnings[section] <= MAX_PER_SECTION
 
     def close(self) -> None:
         for section, count in self.warnings.items():
@@ -72,16 +71,10 @@ def remembered() -> int:
 
 
 def log_skip(section: str | None, item: str, reason: str, *, quiet: bool = False) -> None:
-    """Log that ``item`` of ``section`` was skipped for ``reason``, once per render (at
-    debug level when ``quiet``: expected)."""
+    """Log a skip of ``item`` once per render (at debug level when ``quiet``: expected)."""
     log = _current.get()
-    if log is None:
-        _log(section, item, reason, quiet)
-    else:
-        log.report(section, item, reason, quiet)
-
-
-def _log(section: str | None, item: str, reason: str, quiet: bool) -> None:
+    if log is not None and not log.report(section, item, reason, quiet):
+        return
     logger.log(
         logging.DEBUG if quiet else logging.WARNING,
         "Sitemap section %r: %s %s: %s.",
