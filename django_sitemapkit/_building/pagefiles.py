@@ -303,7 +303,7 @@ class PageFiles:
             section=section,
             number=number,
             sha256="",
-            size=page.size,
+            size=len(page.content),
             urls=page.url_count,
             # Set once its bytes are compared with the published ones (_store).
             lastmod=None,
@@ -318,7 +318,7 @@ class PageFiles:
         result.skipped += page.skipped
         result.lastmods_dropped += page.lastmods_dropped
         result.images_dropped += page.images_dropped
-        result.bytes += page.size
+        result.bytes += len(page.content)
         newest = page.lastmod if page.every_entry_dated else None
         self._queue(self._store, record, before, page.content, newest)
         return record

@@ -1,9 +1,5 @@
-"""Every use of Django's private ORM API, in one place.
-
-Each function says which public API cannot do its job; tests/engine/test_internals.py
-fails loudly when a Django release changes what it relies on (the tox matrix runs it
-on every supported Django).
-"""
+"""Every use of Django's private ORM API, each saying why the public API cannot do its job;
+tests/engine/test_internals.py fails loudly when a Django release changes what it relies on."""
 
 from __future__ import annotations
 
@@ -17,23 +13,16 @@ from django.db.models.query import ModelIterable
 from django.db.models.sql.compiler import SQLCompiler
 from django.db.models.sql.constants import MULTI
 
-# Iteration chunk for model rows: large enough to amortise round trips,
-# small enough that memory stays flat.
+# Large enough to amortise round trips, small enough that memory stays flat.
 CHUNK_SIZE = 2000
 
 
 def iterate_rows(
     queryset: QuerySet[Any], *, raw_column: int | None, server_side: bool = True
 ) -> Iterator[Sequence[Any]]:
-    """The rows of a ``values_list()`` queryset, read in chunks (from a
-    server-side cursor where the database has them, unless not ``server_side``).
-
-    Like ``queryset.iterator()``, but the column ``raw_column`` is left as
-    the database returned it (see rows.raw_lastmod_converter) and the rows are
-    the cursor's own tuples where no other column needs converting. The public
-    API has no way to skip one column's converters: ``iterator()`` applies them
-    all, per row, through the backend's settings lookups.
-    """
+    """A ``values_list()`` queryset's rows in chunks (from a server-side cursor, if any and
+    ``server_side``), as ``iterator()`` but for ``raw_column``, left as the database gives it
+    (see rows.raw_lastmod_converter), and the cursor's own tuples where none needs converting."""
     connection = connections[queryset.db]
     compiler = queryset.query.get_compiler(queryset.db)
     results = compiler.execute_sql(
@@ -58,19 +47,15 @@ def selected_converters(compiler: SQLCompiler) -> dict[int, Any]:
 
 
 def compiled_sql(queryset: QuerySet[Any]) -> tuple[str, tuple[Any, ...]]:
-    """The SQL and parameters ``queryset`` runs, for statements built around it.
-
-    ``str(queryset.query)`` inlines the parameters unquoted; only the compiler
-    gives them apart, ready for ``cursor.execute()``.
-    """
+    """The SQL and parameters ``queryset`` runs, apart, ready for ``cursor.execute()``
+    (``str(queryset.query)`` inlines them unquoted)."""
     sql, params = queryset.query.get_compiler(using=queryset.db).as_sql()
     return sql, tuple(params)
 
 
 def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequence[Any]]:
-    """``rows`` fetched by hand-built SQL that selects what ``queryset`` selects,
-    converted as the ORM converts ``queryset``'s own rows (no public API applies a
-    queryset's converters to rows it did not fetch)."""
+    """``rows`` fetched by SQL selecting what ``queryset`` selects, converted as its own rows
+    (no public API applies a queryset's converters to rows it did not fetch)."""
     compiler = queryset.query.get_compiler(using=queryset.db)
     compiler.setup_query()
     converted: Iterator[Sequence[Any]] = compiler.results_iter(results=[rows])
@@ -78,19 +63,13 @@ def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequenc
 
 
 def yields_instances(queryset: QuerySet[Any]) -> bool:
-    """Whether ``queryset`` yields plain instances of its model, as Django's own iterable does.
-
-    A polymorphic manager's QuerySet yields subclasses instead, each with its
-    own methods; only the private ``_iterable_class`` tells them apart.
-    """
+    """Whether ``queryset`` yields plain instances of its model (a polymorphic manager's
+    yields subclasses, with their own methods: only ``_iterable_class`` tells)."""
     return queryset._iterable_class is ModelIterable
 
 
 def bound_alias(manager: models.Manager[Any]) -> str | None:
-    """The database a manager was bound to with ``db_manager(using)``, if any.
-
-    The public ``manager.db`` falls back to the *read* router: writes must
-    go where the router sends writes unless the caller chose a database.
-    """
+    """The database a manager was bound to with ``db_manager(using)``, if any (the public
+    ``manager.db`` falls back to the *read* router: writes go where writes are routed)."""
     alias: str | None = manager._db
     return alias

@@ -1,19 +1,7 @@
-"""A page's figures, and those of every key-range page of a section in one scan.
-
-``PageFigures`` is what the index and a build know of a page without
-rendering it: its entry count, the ``<lastmod>`` the index announces for it,
-and a fingerprint of what its bytes depend on.
-
-A model section's pages are key ranges (pages.py). The index needs the row
-count and newest lastmod of each, and the database answers them all in one
-pass as a ``UNION ALL`` of per-range aggregates, which costs about what one
-aggregate over the whole section costs. Building each part with the ORM
-would not: so each shape of range (which bounds it has) is compiled once,
-with placeholder values, and its SQL is repeated for every range of that
-shape with the range's own parameters. Where a placeholder cannot be found in
-the compiled parameters (a key field that prepares values in some unusual
-way), the parts are built by the ORM one by one instead: slower, same result.
-"""
+"""A page's figures, and those of every key-range page of a section in one ``UNION ALL`` of
+per-range aggregates (about the cost of one aggregate). Building each part with the ORM would
+cost more: each shape of range is compiled once with placeholder values, its SQL repeated with
+each range's parameters (built by the ORM where a placeholder cannot be found: same result)."""
 
 from __future__ import annotations
 
@@ -26,7 +14,7 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
-from django.db.models import Count, IntegerField, Max, QuerySet, Value
+from django.db.models import Count, IntegerField, Max, Q, QuerySet, Value
 
 from django_sitemapkit._engine.internals import compiled_sql, converted_rows
 from django_sitemapkit._protocol.w3c import Lastmod, to_aware
@@ -34,9 +22,8 @@ from django_sitemapkit._protocol.w3c import Lastmod, to_aware
 # SQLite refuses compound statements of more than 500 SELECTs by default.
 UNION_BATCH_SIZE = 400
 
-# Placeholders compiled into a shape's SQL and then replaced by each range's
-# values. Within every integer type's range (an out-of-range bound would let
-# the ORM drop the condition) and unlike anything a queryset filters on.
+# Replaced by each range's values. Within every integer type's range (the ORM drops an
+# out-of-range bound) and unlike anything a queryset filters on.
 TAG_PLACEHOLDER = 2_100_000_001
 INTEGER_KEY_PLACEHOLDERS = (2_100_000_002, 2_100_000_003)
 
@@ -47,17 +34,14 @@ KeyRange = tuple[str | None, str | None]
 
 @dataclass(frozen=True)
 class PageFigures:
-    """What the index and a build know of one page without rendering it."""
+    """What the index and a build know of one page without rendering it: its entries (skipped
+    ones included), its index ``<lastmod>`` (the newest of its rows', or of its entries' as
+    rendered; None when one has none), and a fingerprint of what its bytes depend on from its
+    rows: ``count|newest`` (aware ISO), then a hash of the key range."""
 
     number: int
-    #: Entries (items of a list, rows of a model section's range, skipped ones included).
     count: int
-    #: The page's ``<lastmod>`` in the index: the newest lastmod of its rows (model
-    #: sections with a lastmod field, read in SQL) or of its entries as rendered (any
-    #: other section); None when one of them has none.
     newest: Lastmod | None
-    #: A short string that changes whenever what the page's bytes depend on
-    #: from its rows does: ``count|newest`` (aware ISO), then a hash of the key range.
     fingerprint: str
 
     @classmethod
@@ -71,16 +55,12 @@ class PageFigures:
         key_range: KeyRange = (None, None),
         undated: bool = False,
     ) -> PageFigures:
-        """The figures of a page of ``count`` entries whose newest lastmod is ``newest``.
-
-        ``undated``: an entry has no lastmod. The page then announces none (the
-        newest of the others would not move when that entry changes), but its
-        fingerprint still holds ``newest``.
-        """
+        """``undated`` (an entry has no lastmod): the page announces none, as the newest of
+        the others would not move when that entry changes; its fingerprint holds ``newest``."""
         stamp = "" if newest is None else to_aware(newest, tz).isoformat()
         fingerprint = f"{count}|{stamp}"
         if key_range != (None, None):
-            # A page split since keeps its count and newest, never its range.
+            # A page split since may keep its count and newest, never its range.
             bounds = "\x00".join(str(key) for key in key_range).encode()
             fingerprint += "|" + hashlib.sha256(bounds).hexdigest()[:8]
         return cls(number, count, None if undated else newest, fingerprint)
@@ -90,8 +70,7 @@ class PageFigures:
 class RangeStats:
     count: int
     newest: Lastmod | None = None
-    #: A row of the range has a NULL lastmod.
-    undated: bool = False
+    undated: bool = False  # a row of the range has a NULL lastmod
 
 
 @dataclass
@@ -148,14 +127,9 @@ class RangeAggregator:
         # Every statement selects the same columns as a part: its compiler converts them.
         return converted_rows(self._part(0, None, None), rows)
 
-    def _part(self, tag: int, start: Any, end: Any) -> QuerySet[Any]:
-        filters = {}
-        if start is not None:
-            filters["pk__gte"] = self.pk.to_python(start)
-        if end is not None:
-            filters["pk__lt"] = self.pk.to_python(end)
+    def _part(self, tag: int, start: str | None, end: str | None) -> QuerySet[Any]:
         part: QuerySet[Any] = (
-            self.queryset.filter(**filters)
+            self.queryset.filter(in_range(self.pk, start, end))
             .annotate(_range=Value(tag, output_field=IntegerField()))
             .values("_range")
             .annotate(**self.aggregates)
@@ -229,6 +203,16 @@ class RangeAggregator:
         for first in range(0, len(parts), UNION_BATCH_SIZE):
             batch = parts[first : first + UNION_BATCH_SIZE]
             yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
+
+
+def in_range(pk: models.Field[Any, Any], start: str | None, end: str | None) -> Q:
+    """The rows whose key is in ``[start, end)`` (keys as text; None leaves that side open)."""
+    q = Q()
+    if start is not None:
+        q &= Q(pk__gte=pk.to_python(start))
+    if end is not None:
+        q &= Q(pk__lt=pk.to_python(end))
+    return q
 
 
 def only_position(params: Sequence[Any], value: Any) -> int | None:

@@ -1,27 +1,10 @@
-"""Stable, dense pages for model sections.
+"""Stable, dense pages for model sections: ranges of primary keys, cut by row count the first
+time (every page starts full, however sparse the queryset) and afterwards only ever split, the
+rows past ``limit`` (or the file's byte limit) becoming a new page with the next free number.
 
-A page is a half-open range of primary keys, ``[start_key, end_key)``. The
-ranges are cut by row count the first time a section is paginated (so every
-page starts full, however sparse the queryset is within the table), and
-afterwards they only ever change by splitting:
-
-* editing a row changes only the page whose range holds its key;
-* deleting or unpublishing a row makes its own page one row shorter and
-  moves no boundary, so no other page changes;
-* new rows with higher keys land in the last, open-ended page; when a page
-  holds more than ``limit`` rows (or its file would pass the byte limit),
-  it is split at a key and the upper part becomes a new page with the next
-  free number. Earlier pages never change because of growth.
-
-Fixed arithmetic key ranges would be stable but nearly empty for a queryset
-keeping 1 % of a table; re-cutting by count on every request would shift every
-later page on each deletion. Recording the cuts gives both. Under-full pages
-are never merged: that would change a page that no edit touched.
-
-Cuts are recorded where the process making them can write, and made the same
-way in memory where it cannot (``PageManager``). No query uses OFFSET: a page is
-an index range scan, and the index's figures of every page come from one scan
-of per-range aggregates (keyranges.py).
+So an edit or deletion changes only its own page, and growth only the last (re-cutting by count
+would shift every later page; merging under-full pages would change pages no edit touched).
+Cuts are recorded where the process can write, made alike in memory where it cannot.
 """
 
 from __future__ import annotations
@@ -36,12 +19,14 @@ from typing import Any, TypeVar
 
 from django.apps import apps
 from django.db import DatabaseError, IntegrityError, connections, models, router, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from django_sitemapkit._engine.internals import bound_alias
-from django_sitemapkit._engine.keyranges import PageFigures, RangeAggregator, RangeStats
+from django_sitemapkit._engine.keyranges import PageFigures, RangeAggregator, RangeStats, in_range
 from django_sitemapkit._siteconfig import current_site
 from django_sitemapkit._sitemaps import Sitemap
+
+logger = logging.getLogger("django_sitemapkit")
 
 
 class PageNotFound(LookupError):
@@ -49,27 +34,14 @@ class PageNotFound(LookupError):
 
     def __init__(self, number: int, *, skipped: int = 0) -> None:
         super().__init__(number)
-        # Rows the page holds whose every URL was skipped.
-        self.skipped = skipped
-
-
-@dataclass(frozen=True)
-class KeySpan:
-    """The rows of a page with keys above ``after`` (as text; None: the page's own start)."""
-
-    after: str | None = None
+        self.skipped = skipped  # rows the page holds whose every URL was skipped
 
 
 class KeysetPages:
     """The pages of one model section."""
 
     def __init__(
-        self,
-        section: str,
-        queryset: QuerySet[Any],
-        *,
-        limit: int,
-        lastmod_field: str | None,
+        self, section: str, queryset: QuerySet[Any], *, limit: int, lastmod_field: str | None
     ) -> None:
         self.section = section
         self.queryset = queryset
@@ -79,42 +51,22 @@ class KeysetPages:
         assert pk_field is not None
         self.pk_field: models.Field[Any, Any] = pk_field
 
-    # -- boundaries ----------------------------------------------------------
+    def _rows(self, page: Page) -> QuerySet[Any]:
+        range_q = in_range(self.pk_field, page.start_key, page.end_key)
+        return self.queryset.filter(range_q).order_by("pk")
 
-    def _key(self, text: str | None) -> Any:
-        return None if text is None else self.pk_field.to_python(text)
-
-    def _range_q(self, page: Page, span: KeySpan | None = None) -> Q:
-        """The rows of ``page``, or of ``span`` within it (one bound per side: SQLite
-        ranges a scan by only one of several bounds on a key)."""
-        q = Q()
-        if span is not None and span.after is not None:
-            q &= Q(pk__gt=self._key(span.after))
-        elif page.start_key is not None:
-            q &= Q(pk__gte=self._key(page.start_key))
-        if page.end_key is not None:
-            q &= Q(pk__lt=self._key(page.end_key))
-        return q
-
-    def page_queryset(
-        self, number: int, span: KeySpan | None = None, page: Page | None = None
-    ) -> QuerySet[Any]:
-        """The rows of page ``number`` (or of ``span`` within it) in key order; or PageNotFound.
-
-        ``page``: its bounds, where the caller read them already (``recorded()``).
-        """
+    def page_queryset(self, number: int, page: Page | None = None) -> QuerySet[Any]:
+        """The rows of page ``number`` in key order (``page``: its bounds, if read already)."""
         if number < 1:
             raise PageNotFound(number)
         page = page or page_table().page(self.section, number)
         if page is None and number == 1:
-            # Cut in memory or not, page 1 starts with the section's first row.
-            page = FIRST_PAGE
-        if page is None:
-            # A page cut in memory, where no process recorded it; or none.
+            page = FIRST_PAGE  # cut in memory or not, page 1 starts with the first row
+        if page is None:  # a page cut in memory, where no process recorded it; or none
             page = next((p for p in self.pages() if p.number == number), None)
         if page is None:
             raise PageNotFound(number)
-        return self.queryset.filter(self._range_q(page, span)).order_by("pk")
+        return self._rows(page)
 
     def recorded(self) -> dict[int, Page]:
         """The recorded pages by number, in one query (page 1 where none is)."""
@@ -124,14 +76,8 @@ class KeysetPages:
         """The section's pages in number order, those past ``limit`` rows cut."""
         return self._settle()[0]
 
-    # -- the index -----------------------------------------------------------
-
     def figures(self, tz: datetime.tzinfo) -> list[PageFigures]:
-        """The figures of every non-empty page, in one scan (see PageFigures).
-
-        Cuts pages that grew past ``limit`` first, so the result never names
-        a page that would have to be cut short.
-        """
+        """The figures of every non-empty page, in one scan, pages past ``limit`` cut first."""
         pages, stats = self._settle()
         return [
             PageFigures.of(
@@ -147,12 +93,8 @@ class KeysetPages:
         ]
 
     def _settle(self) -> tuple[list[Page], dict[int, RangeStats]]:
-        """The pages, overfull ones cut, and their figures.
-
-        Cuts are recorded where the connection can write, and kept in memory
-        all the same (a replica may lag). Cuts another process recorded since
-        the pages were read stand: read again where written, and cut anew.
-        """
+        """The pages, overfull ones cut (recorded where possible, kept in memory: a replica may
+        lag), and their figures. Another process's cuts stand: read where written, cut anew."""
         table = page_table()
         for _attempt in range(3):
             recorded = table.pages(self.section)
@@ -171,25 +113,16 @@ class KeysetPages:
 
     def _aggregate(self, pages: Sequence[Page]) -> dict[int, RangeStats]:
         """Row count and newest lastmod of each page, by number, in one scan."""
-        nullable = self.lastmod_field is not None and self._lastmod_nullable()
+        field = self.lastmod_field
+        nullable = field is not None and bool(self.queryset.model._meta.get_field(field).null)
         aggregator = RangeAggregator(self.queryset, self.lastmod_field, nullable=nullable)
         ranges = [(page.start_key, page.end_key) for page in pages]
         return {
             page.number: stats for page, stats in zip(pages, aggregator.stats(ranges), strict=True)
         }
 
-    def _lastmod_nullable(self) -> bool:
-        assert self.lastmod_field is not None
-        return bool(self.queryset.model._meta.get_field(self.lastmod_field).null)
-
-    # -- splitting -----------------------------------------------------------
-
     def _cut(self, pages: Sequence[Page], overfull: Sequence[Page]) -> list[Page]:
-        """``pages`` with each of ``overfull`` cut every ``limit`` rows, in memory.
-
-        The rows above each cut become a new page with the next free number;
-        each cut is an index range scan.
-        """
+        """``pages`` with each of ``overfull`` cut every ``limit`` rows in memory, in new pages."""
         result = {page.number: page for page in pages}
         last = max(result)
         for page in overfull:
@@ -203,18 +136,13 @@ class KeysetPages:
 
     def _cut_key(self, page: Page) -> str | None:
         """The key of the row past the first ``limit`` of ``page``, if it has one."""
-        rows = self.queryset.filter(self._range_q(page)).order_by("pk")
-        keys = rows.values_list("pk", flat=True)[self.limit : self.limit + 1]
+        keys = self._rows(page).values_list("pk", flat=True)[self.limit : self.limit + 1]
         key = next(iter(keys), None)
         return None if key is None else str(key)
 
     def split(self, number: int, at_key: Any) -> bool:
-        """Record that page ``number`` ends before ``at_key``, as its file could not hold it.
-
-        The rows from ``at_key`` on become a new last page. Returns whether
-        the recorded pages changed since the page was read to be rendered (by
-        this split or another process's), so cached files naming them can go.
-        """
+        """Record that page ``number`` (too big for its file) ends before ``at_key``, in a new
+        last page. Whether the recorded pages changed since it was read: files naming them go."""
         table = page_table(write=True)
         recorded = table.pages(self.section)
         pages = recorded or [FIRST_PAGE]
@@ -222,53 +150,39 @@ class KeysetPages:
         key = str(at_key)
         if page is None or page.start_key == key:
             return False  # cut in memory only; or nothing below the cut
-        if not self.queryset.filter(self._range_q(page), pk=at_key).exists():
+        if not self._rows(page).filter(pk=at_key).exists():
             return True  # split meanwhile, at or below the key
         new = Page(pages[-1].number + 1, key, page.end_key)
         after = [*(replace(p, end_key=key) if p is page else p for p in pages), new]
-        # On a conflict the other process's change stands; a page that still
-        # does not fit is split at its next render.
+        # On a conflict the other process's change stands: a page too big splits next time.
         return table.record(self.section, recorded, after) is not Recording.REFUSED
-
-
-logger = logging.getLogger("django_sitemapkit")
 
 
 @dataclass(frozen=True)
 class Page:
-    """Page ``number``: the rows whose key lies in ``[start_key, end_key)``.
-
-    Keys are in their text form, as recorded; None leaves that side open.
-    """
+    """Page ``number``: the rows whose key (as text) is in ``[start_key, end_key)``."""
 
     number: int
     start_key: str | None = None
     end_key: str | None = None
 
 
-# The one page of a section nothing was recorded for. A first cut records it
-# along with the page it splits off, so a missing page 1 means nothing is.
+# The page of a section nothing was recorded for: a first cut records page 1 with the page
+# it splits off, so a missing page 1 means nothing is.
 FIRST_PAGE = Page(1)
 
 
 class Recording(enum.Enum):
-    """How recording pages went."""
-
     RECORDED = enum.auto()
-    # Another process changed the pages since they were read.
-    CONFLICT = enum.auto()
-    # The connection may not write the table.
-    REFUSED = enum.auto()
+    CONFLICT = enum.auto()  # another process changed the pages since they were read
+    REFUSED = enum.auto()  # the connection may not write the table
 
 
 class _ChangedMeanwhile(Exception):
     """A page no longer has the bounds it was read with: roll the recording back."""
 
 
-# Per vendor, a query answering whether the table (its quoted name for each
-# %s) may be written: the role's privileges and a read-only session on
-# PostgreSQL, a query-only connection on SQLite, a read-only server (a
-# replica) on MySQL and MariaDB.
+# Per vendor, whether the table (its quoted name for each %s) may be written.
 _WRITABLE = {
     "postgresql": "SELECT current_setting('transaction_read_only') = 'off'"
     " AND has_table_privilege(%s, 'INSERT') AND has_table_privilege(%s, 'UPDATE')",
@@ -281,22 +195,17 @@ class PageManager(models.Manager[models.Model]):
     """Reads and records sections' pages; without ``db_manager()``, on the router's database."""
 
     def pages(self, section: str) -> list[Page]:
-        """The recorded pages of ``section``, in number order."""
         rows = self.filter(section=section).order_by("number")
         return [Page(*row) for row in rows.values_list("number", "start_key", "end_key")]
 
     def page(self, section: str, number: int) -> Page | None:
-        rows = self.filter(section=section, number=number).values_list("start_key", "end_key")
-        found = rows.first()
+        rows = self.filter(section=section, number=number)
+        found = rows.values_list("start_key", "end_key").first()
         return None if found is None else Page(number, *found)
 
     def writable(self) -> bool:
-        """Whether the table may be written, where the database tells without a write.
-
-        PostgreSQL logs every refused statement as an ERROR in the server's
-        log, so it is asked first, as the other databases are where they can
-        tell; a refused write is caught all the same (see ``record``).
-        """
+        """Whether the table may be written, where the database tells without a write (PostgreSQL
+        logs every refused statement as an ERROR; ``record`` catches one all the same)."""
         connection = connections[bound_alias(self) or router.db_for_write(self.model)]
         table = connection.ops.quote_name(self.model._meta.db_table)
         query = _WRITABLE.get(connection.vendor)
@@ -310,14 +219,9 @@ class PageManager(models.Manager[models.Model]):
     def record(self, section: str, before: Sequence[Page], after: Sequence[Page]) -> Recording:
         """Make the recorded pages of ``section``, read as ``before``, into ``after``.
 
-        Pages only split: a page of ``before`` keeps its number and start and
-        may end lower; a page not in ``before`` is new. No row is locked: a
-        page is updated only if it still has the bounds it was read with, and
-        numbers are unique, so a process that changed the pages meanwhile
-        makes the whole recording fail (CONFLICT) rather than leave pages
-        that overlap. Where the connection may not write (a read-only role,
-        a replica), REFUSED; a refusal ``writable()`` did not foresee is
-        caught in a savepoint, which leaves the caller's transaction usable.
+        No row is locked: a page is updated only if it still has the bounds it was read with,
+        and numbers are unique, so another process's change makes it all fail (CONFLICT)
+        rather than leave pages that overlap. A refused write is caught in a savepoint.
         """
         if not self.writable():
             return Recording.REFUSED
@@ -347,11 +251,7 @@ class PageManager(models.Manager[models.Model]):
 
 
 def page_table(*, write: bool = False) -> PageManager:
-    """The table on the database the router gives for reads, or for writes.
-
-    Pages read to be changed are read where they are written. Looked up by
-    name: pages.py imports this module while apps load, before models may be.
-    """
+    """The table on the router's database for reads or writes (by name: models.py imports us)."""
     model = apps.get_model("django_sitemapkit", "SitemapPage")
     db = router.db_for_write(model) if write else router.db_for_read(model)
     return model._default_manager.db_manager(db)
@@ -359,8 +259,7 @@ def page_table(*, write: bool = False) -> PageManager:
 
 Items = TypeVar("Items")
 
-# SitemapPage.section's max_length.
-PAGE_TABLE_NAME_LENGTH = 64
+PAGE_TABLE_NAME_LENGTH = 64  # SitemapPage.section's max_length
 
 
 def narrows_per_site(sitemap: Sitemap) -> bool:
@@ -373,8 +272,7 @@ def on_current_site(sitemap: Sitemap, items: Items) -> Items:
     site = current_site()
     if site is None or not narrows_per_site(sitemap):
         return items
-    result: Any = sitemap.for_site(items, site)
-    return result  # type: ignore[no-any-return]
+    return sitemap.for_site(items, site)  # type: ignore[no-any-return]
 
 
 def page_table_name(sitemap: Sitemap) -> str:

@@ -1,9 +1,5 @@
-"""The single rendering path: the views and the static build both call these.
-
-Each function returns the finished bytes of one file plus what HTTP needs
-(a strong ETag and the newest lastmod), so a file served by a view and a file
-written by the build are the same bytes.
-"""
+"""The single rendering path of the views and the build: the finished bytes of each file and
+what HTTP needs (a strong ETag, the newest lastmod), so served and built files are the same."""
 
 from __future__ import annotations
 
@@ -26,7 +22,6 @@ from django_sitemapkit._conf import get_settings
 from django_sitemapkit._engine import rows
 from django_sitemapkit._engine.entries import RenderContext, item_access
 from django_sitemapkit._engine.pages import PageNotFound
-from django_sitemapkit._engine.rows import url_route
 from django_sitemapkit._engine.sections import listing, page_figures, render_sitemap_page
 from django_sitemapkit._engine.skiplog import one_render
 from django_sitemapkit._protocol.files import STYLESHEET_NAME
@@ -41,17 +36,12 @@ from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
 class SectionRegistry(Protocol):
     """What rendering needs of a set of sections: a ``SitemapSite``."""
 
-    #: The URL namespace its views are routed under.
-    name: str
+    name: str  # the URL namespace of its views
 
     def get(self, section: str) -> Sitemap | None: ...
-
     def __iter__(self) -> Iterator[Sitemap]: ...
-
     def sections(self) -> list[str]: ...
-
-    def invalidate_listing(self, section: str) -> None:
-        """The recorded pages of ``section`` changed: drop what lists them."""
+    def invalidate_listing(self, section: str) -> None: ...
 
 
 class SiteSections:
@@ -85,9 +75,6 @@ URL_NAMESPACE = "sitemapkit"
 
 logger = logging.getLogger("django_sitemapkit")
 
-# gzip level 6: zlib's default, the usual balance for files fetched often.
-GZIP_LEVEL = 6
-
 
 class SectionNotFound(LookupError):
     """No section of that name is registered."""
@@ -110,15 +97,15 @@ class RenderedFile:
 
 
 def gzipped(content: bytes) -> bytes:
-    """``content`` as a ``.gz`` file: reproducible, no timestamp in its header."""
-    return gzip.compress(content, compresslevel=GZIP_LEVEL, mtime=0)
+    """``content`` as a ``.gz`` file: reproducible, no timestamp in its header; level 6,
+    zlib's default, the usual balance for files fetched often."""
+    return gzip.compress(content, compresslevel=6, mtime=0)
 
 
 def site_time_zone() -> datetime.tzinfo:
     """settings.TIME_ZONE, never a per-request activated zone: output must not vary by user."""
     zone = timezone.get_default_timezone()
-    # The database hands out datetime.UTC-aware values; the same object here
-    # lets them be written without a conversion (the output is identical).
+    # The database's values are datetime.UTC-aware: the same object skips a conversion.
     return datetime.UTC if getattr(zone, "key", None) in ("UTC", "Etc/UTC") else zone
 
 
@@ -129,12 +116,8 @@ def views_routed(namespace: str = URL_NAMESPACE) -> bool:
 
 
 def index_path(namespace: str = URL_NAMESPACE) -> str:
-    """Where the index lives: the one rule for every file's URL, robots.txt included.
-
-    Where the views are routed, their URL. Otherwise a web server serves the
-    built files, at the root of the site as Django knows it (the script
-    prefix), which is where ``path("", site.urls)`` would route them.
-    """
+    """Where the index lives, the one rule for every file's URL: the views' URL where they
+    are routed, else the script prefix, where a web server serves the built files."""
     if views_routed(namespace):
         return reverse(f"{namespace}:index")
     return get_script_prefix() + INDEX_NAME
@@ -152,13 +135,8 @@ def page_path(
 
 
 def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
-    """The href of the XSL stylesheet every file references; None when STYLESHEET is off.
-
-    An absolute path beside the index, never an absolute URL: a browser
-    applies an XSL only from the document's own origin, and a path resolves
-    against whichever origin served the file (the views, or a web server
-    serving the build, which holds the stylesheet beside the index too).
-    """
+    """The XSL stylesheet's href (None when STYLESHEET is off): a path beside the index, as a
+    browser applies an XSL only from the document's own origin, whichever served it."""
     if not get_settings().STYLESHEET:
         return None
     return posixpath.join(posixpath.dirname(index_path(namespace)), STYLESHEET_NAME)
@@ -166,24 +144,16 @@ def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
 
 def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
     """Locations are built from ``base_url`` and must lie in the index's directory."""
-    directory = posixpath.dirname(index_path(namespace))
-    directory_url = base_url + directory.rstrip("/") + "/"
-    return RenderContext(
-        locations=LocationBuilder(
-            base_url,
-            directory_url=directory_url,
-            strip_params=get_settings().STRIP_QUERY_PARAMS,
-        ),
-        tz=site_time_zone(),
-        stylesheet=stylesheet_href(namespace),
-    )
+    directory_url = base_url + posixpath.dirname(index_path(namespace)).rstrip("/") + "/"
+    strip = get_settings().STRIP_QUERY_PARAMS
+    locations = LocationBuilder(base_url, directory_url=directory_url, strip_params=strip)
+    return RenderContext(locations, tz=site_time_zone(), stylesheet=stylesheet_href(namespace))
 
 
 def render_page(
     section: str, number: int, *, base_url: str, sitemaps: SectionRegistry
 ) -> RenderedFile:
-    """One ``<urlset>`` file; raises SectionNotFound or PageNotFound (also for a page whose
-    every item is skipped, which the index does not name)."""
+    """One ``<urlset>`` file; SectionNotFound, or PageNotFound (also when every item is skipped)."""
     sitemap = sitemaps.get(section)
     if sitemap is None:
         raise SectionNotFound(section)
@@ -192,10 +162,7 @@ def render_page(
     if page.pages_recut:
         sitemaps.invalidate_listing(section)
     return RenderedFile(
-        page.content,
-        page.lastmod if page.every_entry_dated else None,
-        page.url_count,
-        page.skipped,
+        page.content, page.lastmod if page.every_entry_dated else None, page.url_count, page.skipped
     )
 
 
@@ -211,11 +178,8 @@ class IndexEntry:
 def write_index(
     entries: Iterable[IndexEntry], *, base_url: str, namespace: str = URL_NAMESPACE
 ) -> RenderedFile:
-    """The ``<sitemapindex>`` naming ``entries`` in order.
-
-    Raises PageNotFound when there is no entry (an empty index is not valid),
-    IndexFull past 50,000 files. Undated when an entry is (see every_entry_dated).
-    """
+    """The ``<sitemapindex>`` naming ``entries`` in order; PageNotFound when there is none
+    (an empty index is invalid), IndexFull past 50,000. Undated when an entry is."""
     tz = site_time_zone()
     gz = get_settings().INDEX_LINKS_GZIP
     writer = IndexWriter(stylesheet=stylesheet_href(namespace))
@@ -226,12 +190,10 @@ def write_index(
         if entry.lastmod is not None:
             newest = later(newest, entry.lastmod, tz)
             try:
-                # Always a full datetime in the index: one format per file, and a
-                # date becomes midnight of its own day, never the day before.
+                # Always a datetime: one format per file, a date being midnight of its day.
                 lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
             except (OverflowError, ValueError):
-                # Year 9999 read in a zone ahead of UTC is year 10000: the
-                # page is listed without it, so crawlers always fetch it.
+                # Year 9999 in a zone ahead of UTC is 10000: crawlers will always fetch it.
                 logger.warning(
                     "Sitemap index: listed page %d of section %r without lastmod: "
                     "%s cannot be written in %s.",
@@ -249,20 +211,16 @@ def write_index(
     return RenderedFile(writer.content(), last_modified, url_count=writer.count)
 
 
-def index_entries(*, base_url: str, sitemaps: SectionRegistry) -> Iterator[IndexEntry]:
-    """Every non-empty page of every section, with the newest lastmod of its rows (none where
-    a row has none, as contrib's index)."""
-    context = make_context(base_url, sitemaps.name)
-    for sitemap in sitemaps:
-        for figures in listing(sitemap, context, page_figures(sitemap, context)):
-            yield IndexEntry(sitemap.name, figures.number, figures.newest)
-
-
 def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
-    """The index as the database has it now: one entry per non-empty page (or, while there
-    is none, ``empty_site_file()``)."""
+    """The index as the database has it now: each page listing a URL, with its figures' lastmod
+    (none where a row has none, as contrib's); while there is none, ``empty_site_file()``."""
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
-        entries = index_entries(base_url=base_url, sitemaps=sitemaps)
+        context = make_context(base_url, sitemaps.name)
+        entries = (
+            IndexEntry(sitemap.name, figures.number, figures.newest)
+            for sitemap in sitemaps
+            for figures in listing(sitemap, context, page_figures(sitemap, context))
+        )
         try:
             return write_index(entries, base_url=base_url, namespace=sitemaps.name)
         except PageNotFound:
@@ -292,47 +250,22 @@ INDEX_AT_ROOT_HINT = (
 )
 
 
-@dataclass(frozen=True)
-class Misplaced:
-    """A URL of a section (or the start all of them share) outside the index's directory."""
-
-    url: str
-    is_prefix: bool
-    directory: str
-    index_path: str
-
-    def __str__(self) -> str:
-        what = f"URLs starting {self.url}" if self.is_prefix else self.url
-        return (
-            f"lists {what}, outside {self.directory}, the directory of the sitemap index "
-            f"{self.index_path}: a sitemap may only list URLs under its own directory."
-        )
-
-
 class IndexDirectory:
     """The directory of the sitemap index, which holds every URL the sitemaps may list."""
 
     def __init__(self, base_url: str, namespace: str = URL_NAMESPACE) -> None:
         self.index_path = index_path(namespace)
-        # The index's directory refuses what lies outside it; the site's
-        # refuses only what is wrong anywhere (another host, too long...),
-        # which the build skips with its own reason.
+        # The site's builder refuses only what is wrong anywhere, skipped for its own reason.
         self.inside = make_context(base_url, namespace).locations
         self.site = LocationBuilder(base_url, strip_params=get_settings().STRIP_QUERY_PARAMS)
 
-    @property
-    def is_site_root(self) -> bool:
-        return self.inside.directory_url == self.site.directory_url
-
-    def misplaced(self, sitemap: Sitemap, *, query: bool = False) -> Misplaced | None:
-        """A URL of ``sitemap`` outside the directory; ``query`` lets it read the first row."""
-        if self.is_site_root:
-            return None
+    def misplaced(self, sitemap: Sitemap, *, query: bool = False) -> str | None:
+        """What lists a URL of ``sitemap`` outside the directory, if any (``query``: read a row)."""
+        if self.inside.directory_url == self.site.directory_url:
+            return None  # the site's root holds every URL
         try:
             samples = _sample_locations(sitemap, query=query)
-        except Exception:
-            # Whatever fails here fails again where the section is rendered,
-            # which skips the item and says why.
+        except Exception:  # fails again where rendered, which skips the item and says why
             return None
         for raw, is_prefix in samples:
             try:
@@ -340,10 +273,13 @@ class IndexDirectory:
             except InvalidLocation:
                 continue
             directory = self.inside.directory_url
-            # A prefix above the directory ("/" for "/sitemapkit/") leaves the
-            # decision to the rest of each URL.
+            # A prefix above the directory ("/" for "/sitemapkit/") leaves it to the rest.
             if not url.startswith(directory) and not (is_prefix and directory.startswith(url)):
-                return Misplaced(url, is_prefix, directory, self.index_path)
+                what = f"URLs starting {url}" if is_prefix else url
+                return (
+                    f"lists {what}, outside {directory}, the directory of the sitemap index "
+                    f"{self.index_path}: a sitemap may only list URLs under its own directory."
+                )
         return None
 
 
@@ -361,7 +297,7 @@ def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bo
 
 def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object, bool]]:
     samples: list[tuple[object, bool]] = []
-    route = url_route(sitemap)
+    route = rows.url_route(sitemap)
     if route is not None:
         template = route.template()
         if template.parts is not None:
@@ -382,13 +318,8 @@ def _refuse_database(*args: object, **kwargs: object) -> NoReturn:
 
 @contextlib.contextmanager
 def without_database() -> Iterator[None]:
-    """Refuse this thread's database access, as Django's SimpleTestCase does.
-
-    A check runs before every management command, migrate included, so it
-    must not read tables that may not exist yet, nor the rows of a big list
-    that ``items()`` builds. Every cursor, and every connect, goes through
-    ``ensure_connection()``.
-    """
+    """Refuse this thread's database access, as SimpleTestCase does: checks run before every
+    command, migrate included, and must not read tables that may not exist yet."""
     patched = [(c, vars(c).get("ensure_connection")) for c in connections.all()]
     for connection, _ in patched:
         setattr(connection, "ensure_connection", _refuse_database)  # noqa: B010

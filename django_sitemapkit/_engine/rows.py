@@ -39,13 +39,7 @@ from django.utils.http import escape_leading_slashes
 
 from django_sitemapkit._engine.extensions import images_field, max_entries, news_window
 from django_sitemapkit._engine.internals import CHUNK_SIZE, iterate_rows, yields_instances
-from django_sitemapkit._engine.pages import (
-    KeysetPages,
-    KeySpan,
-    Page,
-    on_current_site,
-    page_table_name,
-)
+from django_sitemapkit._engine.pages import KeysetPages, Page, on_current_site, page_table_name
 from django_sitemapkit._engine.skiplog import new_page
 from django_sitemapkit._protocol.w3c import Lastmod
 from django_sitemapkit._reversing import Derived, Refused, derive_location
@@ -331,38 +325,30 @@ def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
 
 
 def page_items(
-    sitemap: ModelSitemap,
-    number: int,
-    span: KeySpan | None = None,
-    limit: int | None = None,
-    page: Page | None = None,
+    sitemap: ModelSitemap, number: int, limit: int | None = None, page: Page | None = None
 ) -> Iterator[tuple[Any, Any]]:
-    """(key, row) of each row of page ``number`` (or of ``span`` within it), one past the
-    limit; the first ``limit`` rows only, when given (``page``: its bounds, if known)."""
+    """(key, row) of each row of page ``number``, one past the limit; the first ``limit``
+    rows only, when given (``page``: its bounds, if known)."""
     if reads_columns(sitemap):
-        for row in page_rows(sitemap, number, span, limit, page):
+        for row in page_rows(sitemap, number, limit, page):
             yield row[0], row
         return
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
     # One row past the limit tells the writer the page overflowed, without
     # ever reading an unbounded open-ended last page.
-    rows = pages.page_queryset(number, span, page)[: limit or pages.limit + 1]
+    rows = pages.page_queryset(number, page)[: limit or pages.limit + 1]
     for obj in rows.iterator(chunk_size=CHUNK_SIZE):
         yield obj.pk, obj
 
 
 def page_rows(
-    sitemap: ModelSitemap,
-    number: int,
-    span: KeySpan | None = None,
-    limit: int | None = None,
-    page: Page | None = None,
+    sitemap: ModelSitemap, number: int, limit: int | None = None, page: Page | None = None
 ) -> Iterator[Sequence[Any]]:
     """The column rows of page ``number`` (the first ``limit``), laid out as ``row_layout()``."""
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
-    rows = pages.page_queryset(number, span, page)
+    rows = pages.page_queryset(number, page)
     layout = row_layout(sitemap)
     columns: list[Any] = list(layout.columns)
     if layout.lastmod is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
@@ -375,9 +361,8 @@ def page_rows(
     return iterate_rows(
         rows.values_list(*columns)[: limit or pages.limit + 1],
         raw_column=layout.lastmod,
-        # A span (a limit, a few rows): one round trip fetches it, where a
-        # server-side cursor would take several.
-        server_side=span is None and limit is None,
+        # A few rows: one round trip fetches them, where a server-side cursor takes several.
+        server_side=limit is None,
     )
 
 

@@ -1,15 +1,12 @@
-"""Paging and rendering one section: the engine's view of a registered sitemap.
-
-A model section (``ModelSitemap``) is paged by key ranges (pages.py) and reads
-its rows per page (rows.py); any other section is a list (lists.py). An
-``i18n`` section's items are written in each of their languages (alternates.py).
-"""
+"""Paging and rendering one section: a model section is paged by key ranges (pages.py)
+and read per page (rows.py); any other section is a list, cut by rendering its entries."""
 
 from __future__ import annotations
 
 import datetime
+import itertools
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,8 +26,7 @@ from django_sitemapkit._engine.entries import (
 from django_sitemapkit._engine.fastloop import FastLoop
 from django_sitemapkit._engine.internals import CHUNK_SIZE
 from django_sitemapkit._engine.keyranges import PageFigures
-from django_sitemapkit._engine.pages import KeySpan, Page, PageNotFound, on_current_site
-from django_sitemapkit._engine.rows import rows_per_page
+from django_sitemapkit._engine.pages import Page, PageNotFound, on_current_site
 from django_sitemapkit._engine.skiplog import new_page
 from django_sitemapkit._protocol.w3c import Lastmod, later, to_aware
 from django_sitemapkit._protocol.writer import UrlsetWriter
@@ -45,49 +41,27 @@ class RenderedPage:
     url_count: int
     skipped: int
     lastmod: datetime.datetime | None
-    # The page did not fit and was split: a new page now holds the rest.
-    overflowed: bool = False
-    # The section's recorded pages changed meanwhile (this split or another
-    # process's): what lists them, the index, is out of date.
-    pages_recut: bool = False
-    # Entries listed without their lastmod, which could not be written.
-    lastmods_dropped: int = 0
-    # Images left out: past Google's 1,000 per URL, or not URLs.
-    images_dropped: int = 0
-
-    @property
-    def size(self) -> int:
-        return len(self.content)
+    overflowed: bool = False  # split: a new page now holds the rest
+    pages_recut: bool = False  # by this split or another process's: the index is out of date
+    lastmods_dropped: int = 0  # entries listed without a lastmod that could not be written
+    images_dropped: int = 0  # past Google's 1,000 per URL, or not URLs
 
     @property
     def every_entry_dated(self) -> bool:
-        """Whether every entry has a ``<lastmod>``: only then may the newest date the file.
-
-        A file dated by some of its entries keeps its date when an undated
-        entry comes or changes, and a client asking If-Modified-Since would
-        keep a copy it does not have (contrib sends no Last-Modified then too).
-        """
+        """Whether every entry has a ``<lastmod>``: only then may the newest date the file (else
+        it keeps its date when an undated entry changes); contrib sends none then either."""
         dated = self.content.count(b"<lastmod>")
         return self.lastmod is not None and dated == self.url_count
 
 
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
-    """Whether a page whose figures did not change is unchanged.
-
-    True for model sections with a lastmod field (an edit saved through the
-    ORM moves updated_at); lists are cheap to render and have no such guarantee.
-    """
+    """Whether unchanged figures mean an unchanged page: a model's lastmod field (saves move it)."""
     return isinstance(sitemap, ModelSitemap) and sitemap.get_lastmod_field() is not None
 
 
 def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
-    """Every non-empty page of ``sitemap`` with its figures, in number order.
-
-    The one source of a page's index ``<lastmod>``, for the live index and
-    builds alike (see PageFigures). A model section with a lastmod field is
-    counted and dated in SQL, in one scan, without an instance per row: a row
-    a render would skip for a bad value dates its page all the same.
-    """
+    """Every non-empty page with its figures: the one source of a page's index ``<lastmod>``,
+    live and built. A lastmod field is read in SQL: a row a render skips still dates its page."""
     if isinstance(sitemap, ModelSitemap):
         figures = rows.keyset_pages(sitemap).figures(context.tz)
         if sitemap.defines_lastmod():
@@ -101,51 +75,54 @@ def page_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
 def listing(
     sitemap: Sitemap, context: RenderContext, figures: list[PageFigures]
 ) -> list[PageFigures]:
-    """The pages of ``figures`` that list a URL: what the index names.
-
-    A page counted without rendering it is probed for its first entry
-    (``lists_an_entry``), so the index never names a page whose every item is
-    skipped (it would answer 404); a build learns that from rendering it.
-    """
+    """The pages of ``figures`` that list a URL: what the index names. A page counted without
+    rendering it (a model's, a QuerySet's) is probed for its first entry: none answers 404."""
     if isinstance(sitemap, ModelSitemap):
         numbers = pages_listing(sitemap, context, [f.number for f in figures])
         return [f for f in figures if f.number in numbers]
-    if isinstance(sitemap, ContribUrlsSection):
-        return figures  # contrib's get_urls() pages are rendered: each lists an entry
-    pages = {f.number: queryset_page(sitemap, f.number) for f in figures}
-    if not figures or None in pages.values():
-        return figures  # a list's pages are cut by rendering each entry: each lists one
-    return [f for f in figures if lists_an_entry(sitemap, context, _chunks(pages[f.number]))]
+    if isinstance(sitemap, ContribUrlsSection) or not figures:
+        return figures
+    items = on_current_site(sitemap, sitemap.items())
+    if not isinstance(items, QuerySet):
+        return figures
+    return [
+        f
+        for f in figures
+        if lists_an_entry(sitemap, context, _chunks(_slice(sitemap, items, f.number)))
+    ]
 
 
 def _dated_by_method(
     sitemap: ModelSitemap, figures: list[PageFigures], tz: datetime.tzinfo
 ) -> list[PageFigures]:
-    """``figures`` dated by the class's own ``lastmod()``, asked of each row of each page.
-
-    The fingerprints stay the SQL figures' (of the lastmod field, where there is one).
-    """
+    """``figures`` dated by the class's own ``lastmod()`` of each row (fingerprints kept)."""
     lastmod = rows.instance_lastmod(sitemap)
     dated = []
     for page in figures:
-        newest: Lastmod | None = None
-        undated = False
-        for _key, obj in rows.page_items(sitemap, page.number):
-            try:
-                value = lastmod(obj)
-                newest = later(newest, value, tz)
-            except Exception:  # rendering the page logs what is wrong with it
-                value = None
-            undated = undated or value is None
+        items = (obj for _key, obj in rows.page_items(sitemap, page.number))
+        newest, undated = _newest(lastmod, items, tz)
         dated.append(replace(page, newest=None if undated else newest))
     return dated
 
 
-def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageFigures]:
-    """Each page of contrib's paginator that lists a URL: what its file holds, rendered.
+def _newest(
+    lastmod: Callable[[Any], Any], items: Iterable[Any], tz: datetime.tzinfo
+) -> tuple[Lastmod | None, bool]:
+    """The newest ``lastmod(item)`` of ``items``, and whether one has none."""
+    newest: Lastmod | None = None
+    undated = False
+    for item in items:
+        try:
+            value = lastmod(item)
+            newest = later(newest, value, tz)
+        except Exception:  # rendering the page logs what is wrong with it
+            value = None
+        undated = undated or value is None
+    return newest, undated
 
-    Only rendering a page tells what ``get_urls()`` makes of its items.
-    """
+
+def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> list[PageFigures]:
+    """Each page of contrib's paginator that lists a URL, rendered: only that tells."""
     figures = []
     for number in sitemap.page_numbers():
         try:
@@ -159,17 +136,13 @@ def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> li
     return figures
 
 
-# The rows a probe reads first: a page whose first rows hold an entry (nearly
-# every page) costs one small query, not a whole page's.
+# The rows a probe reads first: a page whose first rows hold an entry (nearly every page)
+# costs one small query, not a whole page's.
 PROBE_ROWS = 20
 
 
 def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any]) -> bool:
-    """Whether any of ``items`` makes an entry, by the rules a render writes them with.
-
-    Stops at the first one; skips on the way are logged as a render logs them.
-    Images are not read: they never decide whether an item is listed.
-    """
+    """Whether any of ``items`` makes an entry by a render's rules, stopping at the first."""
     factory = entry_factory(sitemap, context)
     languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     new_page(sitemap.section)
@@ -187,16 +160,14 @@ def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[i
 
 
 def _model_rows(sitemap: ModelSitemap, number: int, bounds: dict[int, Page]) -> Iterator[Any]:
-    """The rows of page ``number`` a render reads, PROBE_ROWS first, then in chunks."""
-    left = rows.rows_per_page(sitemap) + 1  # a render reads one row past the limit
-    span, chunk = None, PROBE_ROWS
-    while left > 0:
-        batch = list(rows.page_items(sitemap, number, span, min(chunk, left), bounds.get(number)))
-        yield from (item for _key, item in batch)
-        if len(batch) < min(chunk, left):
-            return
-        left -= len(batch)
-        span, chunk = KeySpan(after=str(batch[-1][0])), CHUNK_SIZE
+    """The rows of page ``number`` a render reads: PROBE_ROWS first, then the rest."""
+    read = rows.rows_per_page(sitemap) + 1  # a render reads one row past the limit
+    page = bounds.get(number)
+    probe = [item for _key, item in rows.page_items(sitemap, number, min(PROBE_ROWS, read), page)]
+    yield from probe
+    if len(probe) == PROBE_ROWS < read:
+        rest = itertools.islice(rows.page_items(sitemap, number, page=page), PROBE_ROWS, None)
+        yield from (item for _key, item in rest)
 
 
 def _chunks(page: Any) -> Iterator[Any]:
@@ -210,21 +181,16 @@ def _chunks(page: Any) -> Iterator[Any]:
 def section_items(
     sitemap: Sitemap, number: int, context: RenderContext
 ) -> Iterator[tuple[Any, Any]]:
-    """(key, item) of each item of page ``number``; PageNotFound when there is no such page."""
+    """(key, item) of each item of page ``number``; or PageNotFound."""
     if isinstance(sitemap, ModelSitemap):
-        yield from rows.page_items(sitemap, number)
-        return
+        return rows.page_items(sitemap, number)
     if isinstance(sitemap, ContribUrlsSection):
-        yield from url_infos(sitemap, number, section_context(sitemap, context))
-        return
-    yield from list_items(sitemap, number, context)
+        return url_infos(sitemap, number, section_context(sitemap, context))
+    return list_items(sitemap, number, context)
 
 
 def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
-    """Render page ``number``; raises PageNotFound when it has no URL to list.
-
-    A page that overflows its file is split where the page table can be written.
-    """
+    """Render page ``number`` (split where it overflows its file); PageNotFound if no URL."""
     factory = entry_factory(sitemap, context)
     writer = new_writer(sitemap, context.stylesheet)
     newest, overflow_key = write_page(sitemap, number, context, factory, writer)
@@ -262,40 +228,27 @@ def write_page(
     factory: EntryFactory,
     writer: UrlsetWriter,
 ) -> tuple[Lastmod | None, Any]:
-    """Write the items of page ``number`` into ``writer``.
-
-    Returns the newest lastmod written and the key of the first item that
-    did not fit (None when all did).
-    """
-    reader = factory.extensions.reader
-    if sitemap.i18n:
-        items = section_items(sitemap, number, context)
-        if reader is not None:
-            items = reader.prefetching(items)
-        return write_language_entries(sitemap, factory, items, writer)
-    if isinstance(sitemap, ModelSitemap) and rows.reads_columns(sitemap):
+    """Write page ``number``: the newest lastmod written, the key of the first item not fitting."""
+    if isinstance(sitemap, ModelSitemap) and not sitemap.i18n and rows.reads_columns(sitemap):
         fast = FastLoop.prepare(sitemap, factory)
         if fast is not None:
             return fast.render(rows.page_rows(sitemap, number), writer)
-    newest: Lastmod | None = None
-    locs = writer.locs
+    reader = factory.extensions.reader
     items = section_items(sitemap, number, context)
-    for key, item in items if reader is None else reader.prefetching(items):
-        xml = factory(item)
+    if reader is not None:
+        items = reader.prefetching(items)
+    if sitemap.i18n:
+        return write_language_entries(sitemap, factory, items, writer)
+    newest: Lastmod | None = None
+    for key, item in items:
+        xml, locs = item_entries(factory, None, item, writer.locs)
         if xml is None:
-            continue
-        loc = factory.last_loc
-        if loc in locs:
-            factory.skip_duplicate(item, loc)
             continue
         if not writer.add_xml(xml):
             return newest, key
-        locs.add(loc)
+        writer.locs.update(locs)
         newest = later(newest, factory.last_lastmod, context.tz)
     return newest, None
-
-
-logger = logging.getLogger("django_sitemapkit")
 
 
 def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -303,14 +256,14 @@ def ordered(queryset: QuerySet[Any]) -> QuerySet[Any]:
     return queryset if queryset.ordered else queryset.order_by("pk")
 
 
-def listed_items(sitemap: Sitemap) -> Sequence[Any] | QuerySet[Any]:
-    """The items ``sitemap`` lists now: its ``items()``, on_current_site by the engine's rules."""
-    return on_current_site(sitemap, sitemap.items())
+def _slice(sitemap: Sitemap, items: QuerySet[Any], number: int) -> QuerySet[Any]:
+    per_page = rows.rows_per_page(sitemap)
+    return ordered(items)[(number - 1) * per_page : number * per_page]
 
 
 def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
     """Every non-empty page of the list section, with its item count and newest lastmod."""
-    items = listed_items(sitemap)
+    items = on_current_site(sitemap, sitemap.items())
     tz = context.tz
     if not isinstance(items, QuerySet):
         cuts = list_cuts(sitemap, context, items)
@@ -319,17 +272,13 @@ def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
             for number, cut in enumerate(cuts, start=1)
         ]
     queryset = ordered(items)
-    per_page = rows_per_page(sitemap)
+    per_page = rows.rows_per_page(sitemap)
     count = queryset.count()
     pages = -(-count // per_page)
     lastmods = _slice_lastmods(sitemap, queryset, per_page, pages, context)
     return [
         PageFigures.of(
-            number,
-            min(per_page, count - (number - 1) * per_page),
-            newest,
-            tz,
-            undated=undated,
+            number, min(per_page, count - (number - 1) * per_page), newest, tz, undated=undated
         )
         for number, (newest, undated) in enumerate(lastmods, start=1)
     ]
@@ -337,15 +286,13 @@ def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
 
 def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterator[tuple[Any, Any]]:
     """(position, item) of each item of page ``number``; PageNotFound when there is none."""
-    items = listed_items(sitemap)
+    items = on_current_site(sitemap, sitemap.items())
     if isinstance(items, QuerySet):
         new_page(sitemap.section)
-        per_page = rows_per_page(sitemap)
-        start = (number - 1) * per_page
-        page = list(ordered(items)[start : start + per_page])
+        page = list(_slice(sitemap, items, number))
         if not page:
             raise PageNotFound(number)
-        yield from enumerate(page, start)
+        yield from enumerate(page, (number - 1) * rows.rows_per_page(sitemap))
         return
     cuts = list_cuts(sitemap, context, items)
     if not 1 <= number <= len(cuts):
@@ -353,16 +300,6 @@ def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
     cut = cuts[number - 1]
     for index in range(cut.start, cut.end):
         yield index, items[index]
-
-
-def queryset_page(sitemap: Sitemap, number: int) -> QuerySet[Any] | None:
-    """The items of page ``number`` of a QuerySet section; None for any other list."""
-    items = listed_items(sitemap)
-    if not isinstance(items, QuerySet):
-        return None
-    per_page = rows_per_page(sitemap)
-    start = (number - 1) * per_page
-    return ordered(items)[start : start + per_page]
 
 
 def _slice_lastmods(
@@ -381,23 +318,15 @@ def _slice_lastmods(
             for page in slices
         ]
         return [(f["newest"], f["dated"] < f["rows"]) for f in figures]
-    newest: list[Lastmod | None] = [None] * pages
-    undated = [False] * pages
-    for position, item in enumerate(queryset.iterator(chunk_size=CHUNK_SIZE)):
-        page = position // per_page
-        try:
-            value = lastmod(item)
-            newest[page] = later(newest[page], value, context.tz)
-        except Exception:  # rendering the page logs what is wrong with it
-            value = None
-        undated[page] = undated[page] or value is None
-    return list(zip(newest, undated, strict=True))
+    iterator = queryset.iterator(chunk_size=CHUNK_SIZE)
+    return [
+        _newest(lastmod, itertools.islice(iterator, per_page), context.tz) for _ in range(pages)
+    ]
 
 
 @dataclass(frozen=True)
 class Cut:
-    """One page of a list: items ``start`` to ``end``, the newest lastmod of its entries,
-    and whether an entry has none."""
+    """One page of a list: items ``start`` to ``end``, their newest lastmod, if none lacks one."""
 
     start: int
     end: int

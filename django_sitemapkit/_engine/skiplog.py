@@ -1,19 +1,7 @@
-"""Skip warnings: each skipped item logged once per render, and at most a few per section.
-
-One render passes over a section's items more than once (a list section is
-measured entry by entry to cut its pages, then the page is written), and a
-section with a broken ``location()`` skips every item: without this, one
-render logs the same skip several times, and a large section floods the log.
-Within ``one_render()``, a skip (section, item, reason) is logged once, and
-each section logs at most :data:`MAX_PER_SECTION` skip warnings, then one
-line saying how many more it skipped, as the validator caps its findings.
-Outside a render (an entry built on its own) every skip is logged.
-
-What is remembered for that is bounded: a model or QuerySet section reads
-each row once per page, so its skips are remembered only for the page being
-read (``new_page()`` forgets them), never for a whole build of millions of
-rows; a list section's, for the render (its items are in memory anyway).
-"""
+"""Skip warnings: within ``one_render()`` (which may pass over a list's items twice) each skip
+is logged once, and at most MAX_PER_SECTION a section (a broken ``location()`` skips every
+item), then how many more. A model or QuerySet section's skips are remembered for the page
+being read only (``new_page()``), never for a whole build; a list's for the render."""
 
 from __future__ import annotations
 
@@ -25,36 +13,29 @@ from contextvars import ContextVar
 
 logger = logging.getLogger("django_sitemapkit")
 
-#: Skip warnings logged per section in one render; the rest are counted.
-MAX_PER_SECTION = 10
+MAX_PER_SECTION = 10  # skip warnings logged per section in one render; the rest are counted
 
 
 class _SkipLog:
-    """The skips of one render: those logged, and each section's warnings."""
-
     def __init__(self) -> None:
-        # Per section, the (item, reason) of each skip logged (see the module).
         self.seen: dict[str | None, set[tuple[str, str]]] = {}
         self.warnings: Counter[str | None] = Counter()
 
-    def report(self, section: str | None, item: str, reason: str, quiet: bool) -> None:
+    def report(self, section: str | None, item: str, reason: str, quiet: bool) -> bool:
+        """Whether to log this skip: the first of its kind, within the section's warnings."""
         seen = self.seen.setdefault(section, set())
         if (item, reason) in seen:
-            return
+            return False
         seen.add((item, reason))
         if not quiet:
             self.warnings[section] += 1
-            if self.warnings[section] > MAX_PER_SECTION:
-                return
-        _log(section, item, reason, quiet)
+        return quiet or self.warnings[section] <= MAX_PER_SECTION
 
     def close(self) -> None:
         for section, count in self.warnings.items():
             if count > MAX_PER_SECTION:
                 logger.warning(
-                    "Sitemap section %r: ... and %d more skipped.",
-                    section,
-                    count - MAX_PER_SECTION,
+                    "Sitemap section %r: ... and %d more skipped.", section, count - MAX_PER_SECTION
                 )
 
 
@@ -90,16 +71,10 @@ def remembered() -> int:
 
 
 def log_skip(section: str | None, item: str, reason: str, *, quiet: bool = False) -> None:
-    """Log that ``item`` of ``section`` was skipped for ``reason`` (at debug level when
-    ``quiet``: expected), once per render."""
+    """Log a skip of ``item`` once per render (at debug level when ``quiet``: expected)."""
     log = _current.get()
-    if log is None:
-        _log(section, item, reason, quiet)
-    else:
-        log.report(section, item, reason, quiet)
-
-
-def _log(section: str | None, item: str, reason: str, quiet: bool) -> None:
+    if log is not None and not log.report(section, item, reason, quiet):
+        return
     logger.log(
         logging.DEBUG if quiet else logging.WARNING,
         "Sitemap section %r: %s %s: %s.",
