@@ -274,10 +274,7 @@ class WatchingTransaction:
 
 
 def watch(
-    transaction: Transaction | None,
-    publisher: Publisher,
-    previous: Manifest | None,
-    base_url: str,
+    transaction: Transaction | None, publisher: Publisher, previous: Manifest | None, base_url: str
 ) -> Transaction | None:
     """``transaction``, noting changed URLs if IndexNow is on and a set was published before.
 

@@ -41,9 +41,7 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
-            "--dry-run",
-            action="store_true",
-            help="Report what would change; write nothing.",
+            "--dry-run", action="store_true", help="Report what would change; write nothing."
         )
         parser.add_argument(
             "--wait",
