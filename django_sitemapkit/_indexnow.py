@@ -1,18 +1,12 @@
-"""IndexNow: telling search engines which URLs a build changed, in POSTs of at most 10,000 URLs.
+"""IndexNow (https://www.indexnow.org/documentation): telling search engines which URLs a build
+changed.
 
-``watch()`` wraps the build's transaction: each page file it writes (not the
-``.gz``, not the index) has its old bytes read *before* the write, since a flat
-storage overwrites in place. A URL changed when it is new, gone, or its
-``<url>`` entry differs, over every page the build wrote (a URL moved to another
-page with the same entry did not). ``announce()`` submits them once
-``publish()`` returned, never for a build that failed or changed nothing.
-
-The protocol (https://www.indexnow.org/documentation): a JSON body ``{"host",
-"key", "keyLocation", "urlList"}`` POSTed to an endpoint, the key served as a
-text file on the site's own host. Each POST is bounded (``_boundedhttp.py``):
-one deadline for a build's requests, a redirect is a refusal. A failure is
-retried with backoff while the deadline allows, then logged: it never fails
-the build.
+``watch()`` wraps the build's transaction: each page file it writes has its old
+bytes read *before* the write, since a flat storage overwrites in place. A URL
+changed when it is new, gone, or its ``<url>`` entry differs (a URL moved to
+another page with the same entry did not). ``announce()`` submits them once
+``publish()`` returned. One deadline bounds a build's POSTs; a failure is
+retried with backoff while it allows, then logged: it never fails the build.
 """
 
 from __future__ import annotations
@@ -84,11 +78,8 @@ def config_problems(value: object) -> list[str]:
     if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
         problems.append(f"{_SETTING}['BATCH_SIZE'] must be a number from 1 to {MAX_BATCH:,}.")
     deadline = value.get("DEADLINE", DEFAULT_DEADLINE)
-    if (
-        isinstance(deadline, bool)
-        or not isinstance(deadline, int | float)
-        or not 0 < deadline < math.inf
-    ):
+    number = isinstance(deadline, int | float) and not isinstance(deadline, bool)
+    if not (number and 0 < deadline < math.inf):
         problems.append(f"{_SETTING}['DEADLINE'] must be a number of seconds above 0.")
     return problems
 
@@ -118,7 +109,7 @@ def key_location(base_url: str, key: str, namespace: str = URL_NAMESPACE) -> str
 
 @dataclass
 class Submission:
-    """What was sent: URLs accepted by the endpoint, and URLs not sent because it failed."""
+    """URLs accepted by the endpoint, and URLs not sent because it failed."""
 
     sent: int = 0
     unsent: int = 0
@@ -207,9 +198,8 @@ def entries(xml: bytes | None) -> Iterator[tuple[str, bytes]]:
 class UrlDiff:
     """The URLs whose entries differ between the old and new bytes of the pages given.
 
-    Entries equal on the same page cancel at once, so what is held is only
-    the URLs that changed or moved: a build's diff costs memory in
-    proportion to its changes, not to the pages it rewrote.
+    Entries equal on the same page cancel at once: a build's diff costs memory
+    in proportion to its changes, not to the pages it rewrote.
     """
 
     def __init__(self) -> None:
@@ -284,17 +274,12 @@ class WatchingTransaction:
 
 
 def watch(
-    transaction: Transaction | None,
-    publisher: Publisher,
-    previous: Manifest | None,
-    base_url: str,
+    transaction: Transaction | None, publisher: Publisher, previous: Manifest | None, base_url: str
 ) -> Transaction | None:
     """``transaction``, noting changed URLs if IndexNow is on and a set was published before.
 
-    A first build changes nothing a search engine knew of from this site's
-    sitemaps: it submits nothing, rather than every URL of the site. Nor does
-    the first build for another base URL (a move to another host or scheme),
-    whose every URL is new while none of its pages changed.
+    A first build submits nothing rather than every URL of the site; nor does
+    the first build for another base URL, whose every URL is new.
     """
     if transaction is None or previous is None or indexnow_config() is None:
         return transaction

@@ -1,9 +1,7 @@
 """Pre-rendering every sitemap file into a storage: the engine of ``sitemapkit_build``.
 
-Pages are rendered by the same code the views use (``render_page`` and
-``write_index``), so a built file and a served file are the same bytes. A
-manifest makes builds incremental page by page (pagefiles.py). The index
-names each page with the lastmod of its entries, as the live index does.
+Pages are rendered by the code the views use, so a built file and a served
+file are the same bytes; a manifest makes builds incremental (pagefiles.py).
 """
 
 from __future__ import annotations
@@ -71,7 +69,6 @@ class Builder:
         site: str | SiteConfig | None = None,
     ) -> None:
         try:
-            #: The site of ``SITEMAPKIT["SITES"]`` built: its base URL, sections and folder.
             self.site = site = one_site(site)
         except (LookupError, SitesError) as exc:
             raise BuildError(str(exc)) from None
@@ -83,18 +80,16 @@ class Builder:
                 self.base_url = base_url()
             except BaseUrlError as exc:
                 raise BuildError(str(exc)) from None
-        # Each SitemapSite publishes into its own folder (_publishing/selection.py).
         self.publisher = publisher or get_publisher(site, sitemaps.name)
         self.sitemaps = sitemaps
         self.full = full
-        # Render every page and compare bytes, even where fingerprints match.
         self.rerender = rerender
         self.dry_run = dry_run
         self.gzip = get_settings().GZIP
         self.progress = progress
         self.started = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0)
         self._start = time.perf_counter()
-        # A build died writing into the published set (a flat storage's): see _run().
+        # A build died writing into the published set (a flat storage's).
         self._interrupted = False
 
     def run(self, sections: list[str] | None = None, *, wait: float = 0) -> BuildResult:
@@ -155,18 +150,14 @@ class Builder:
     def _select(
         self, asked: set[str], previous: Manifest | None, result: BuildResult
     ) -> tuple[set[str], set[str]]:
-        """The sections to build (none: every one), and those built unasked as never published.
-
-        SectionRegistry are built as asked only where the others' published pages
-        can stay; ``result`` tells why not otherwise.
-        """
+        """The sections to build (none: every one), and those built unasked as never published;
+        ``result`` tells why every one is built, where the others' pages cannot stay."""
         if not asked:
             return set(), set()
         result.every_section_because = self._stale_pages_reason(previous)
         if result.every_section_because is not None:
             return set(), set()
-        # A section without published pages (registered since the last
-        # build, or empty then) has no files to keep: left out, it would be
+        # A section without published pages has no files to keep: left out, it would be
         # missing from the index.
         assert previous is not None
         have_pages = {record.section for record in previous.pages}
@@ -234,13 +225,8 @@ class Builder:
         return set(configs) - set(result.reconfigured)
 
     def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
-        """Why no published page can be kept as it is, or None if they can.
-
-        A page lists absolute URLs of the ``BASE_URL`` it was built for, and
-        has a ``.gz`` only if ``GZIP`` was on: keeping it under other
-        settings would publish URLs of another host, or an index linking
-        ``.gz`` files that do not exist.
-        """
+        """Why no published page can be kept as it is (its URLs are of the ``BASE_URL`` it was
+        built for, it has a ``.gz`` only if ``GZIP`` was on), or None if they can."""
         if previous is None:
             return "nothing was published before"
         if self._interrupted:
@@ -274,9 +260,9 @@ class Builder:
         result.removed = (
             [] if previous is None else [n for n in previous.files() if n not in current]
         )
-        same = previous is not None and (previous.index_sha256, previous.stylesheet_sha256) == (
-            manifest.index_sha256,
-            manifest.stylesheet_sha256,
+        digests = (manifest.index_sha256, manifest.stylesheet_sha256)
+        same = (
+            previous is not None and (previous.index_sha256, previous.stylesheet_sha256) == digests
         )
         if same and not (self.full or result.written or result.removed):
             result.unchanged += len(files)
@@ -287,8 +273,7 @@ class Builder:
         result.bytes_written += sum(map(len, files.values()))
         if transaction is None:
             return
-        # The stylesheet beside the index, where every file's <?xml-stylesheet?>
-        # names it (not a sitemap file: not counted as one).
+        # The stylesheet every file's <?xml-stylesheet?> names (not counted as a sitemap file).
         if manifest.stylesheet is not None:
             if previous is not None and previous.stylesheet_sha256 == manifest.stylesheet_sha256:
                 transaction.keep(STYLESHEET_NAME)
@@ -325,15 +310,10 @@ class Builder:
 
 
 def config_fingerprint(sitemap: Sitemap) -> str:
-    """A short digest of what shapes a section's files besides its rows.
-
-    Row figures cannot tell that the sitemap class now writes another
-    ``changefreq``, that its ``location()`` builds other URLs, or that the URL
-    pattern it reverses has a new route. This covers those: the class's name,
-    its public attributes, the source of every method a project's class
-    defines, the routes of the URL names it reverses (and its model's
-    ``get_absolute_url``), and the settings that change every file.
-    """
+    """A short digest of what shapes a section's files besides its rows, which row figures
+    cannot tell: the class's name, its public attributes, the source of every method a
+    project's class defines, the routes of the URL names it reverses (and its model's
+    ``get_absolute_url``), and the settings that change every file."""
     digest = hashlib.sha256()
     for part in _config_parts(sitemap):
         digest.update(part.encode("utf-8", "surrogatepass"))
@@ -364,7 +344,6 @@ def _config_parts(sitemap: Sitemap) -> Iterator[str]:
 
 
 def _attributes(sitemap: Sitemap) -> Iterator[str]:
-    """``name=repr(value)`` of each public, non-method attribute, in name order."""
     for name in sorted(n for n in dir(sitemap) if not n.startswith("_")):
         try:
             value = getattr(sitemap, name)

@@ -1,11 +1,9 @@
 """A build's pages: which are kept as published, which rendered again, and their files.
 
-Builds are incremental page by page. A model page whose fingerprint (its row
-count and newest lastmod, one scan of per-page aggregates) and whose section's
-configuration print are what they were is kept as published: its files stay
-(hard links into the new generation of a local folder, the same objects in a
-flat storage), without a render or a byte read. Any other page is rendered
-whole; its files are written only where its bytes changed.
+A model page whose fingerprint (its row count and newest lastmod) and whose
+section's configuration print are what they were is kept as published, without
+a render or a byte read. Any other page is rendered whole; its files are
+written only where its bytes changed.
 """
 
 from __future__ import annotations
@@ -45,7 +43,7 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class BuildResult:
-    # SectionRegistry built, and sections whose published files were kept (left out by --section).
+    # Sections built, and sections whose published files were kept (left out by --section).
     sections: int = 0
     sections_kept: int = 0
     written: list[str] = field(default_factory=list)
@@ -66,9 +64,9 @@ class BuildResult:
     cleaned: int = 0
     # Why a build asked for some sections rebuilt every one, if it did.
     every_section_because: str | None = None
-    # SectionRegistry built unasked, as the last build published no page of theirs, with pages now.
+    # Sections built unasked, as the last build published no page of theirs, with pages now.
     first_published: list[str] = field(default_factory=list)
-    # SectionRegistry rendered again whole: their class, URL patterns or output settings changed.
+    # Sections rendered again whole: their class, URL patterns or output settings changed.
     reconfigured: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -95,7 +93,7 @@ def sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-def resiliently(read: Callable[[], T]) -> T:
+def retry_on_fresh_connections(read: Callable[[], T]) -> T:
     """``read()``, again on fresh connections if the database dropped ours (long builds meet
     servers that close long-lived connections), unless a transaction is open, whose work a
     reconnect would lose: then the build fails without publishing."""
@@ -128,7 +126,7 @@ def render_section(
         for number in pending:
             done.add(number)
             try:
-                page = resiliently(
+                page = retry_on_fresh_connections(
                     functools.partial(sections.render_sitemap_page, sitemap, number, context)
                 )
             except PageNotFound as exc:
@@ -148,7 +146,7 @@ def render_section(
 
 class SectionPages:
     """The pages of the sections a build renders (``selected``, or every one), each kept or
-    rendered again; all are listed before the first is built, for the progress total."""
+    rendered again; all are listed first, for the progress total."""
 
     def __init__(
         self,
@@ -165,12 +163,13 @@ class SectionPages:
         self._files = files
         self._old = old
         self._context = context
-        # The sections whose unchanged pages may be kept (their configuration did not change).
         self._keep_sections = keep_sections
         self._progress = progress
         # The figures of every page that lists a URL, which also give the index its lastmods.
         self._figures = {
-            sitemap.name: resiliently(functools.partial(sections.page_figures, sitemap, context))
+            sitemap.name: retry_on_fresh_connections(
+                functools.partial(sections.page_figures, sitemap, context)
+            )
             for sitemap in sitemaps
             if not selected or sitemap.name in selected
         }
@@ -178,7 +177,6 @@ class SectionPages:
         self._done = 0
 
     def wanted(self, sitemap: Sitemap) -> bool:
-        """Whether this build builds ``sitemap``'s pages (else it keeps the published ones)."""
         return sitemap.name in self._figures
 
     def keep_published(self, sitemap: Sitemap) -> list[FileRecord]:
@@ -192,7 +190,6 @@ class SectionPages:
         return records
 
     def build(self, sitemap: Sitemap) -> list[FileRecord]:
-        """The records of the section's pages, in page order, each kept or rendered."""
         records: list[FileRecord] = []
         to_render: dict[int, PageFigures] = {}
         may_keep = sitemap.name in self._keep_sections and sections.fingerprints_reliable(sitemap)
@@ -204,13 +201,10 @@ class SectionPages:
                 self._advance()
             else:
                 to_render[figures.number] = figures
-        result = self._files.result
+        skipped = self._files.result.count_skipped
+        changed = self._sitemaps.invalidate_listing
         for number, page in render_section(
-            sitemap,
-            self._context,
-            list(to_render),
-            result.count_skipped,
-            self._sitemaps.invalidate_listing,
+            sitemap, self._context, list(to_render), skipped, changed
         ):
             before = self._old.get((sitemap.name, number))
             records.append(
@@ -259,8 +253,7 @@ class PageFiles:
 
     Hashing, compressing and writing a page happen on a thread of their own
     while the next page renders (hashlib, zlib and file writes let go of the
-    GIL on large buffers), in the order the pages come. Every file is counted
-    in ``result``; without a transaction (a dry run) files are only counted.
+    GIL on large buffers). Without a transaction (a dry run) files are only counted.
     """
 
     def __init__(
@@ -305,8 +298,7 @@ class PageFiles:
             sha256="",
             size=len(page.content),
             urls=page.url_count,
-            # Set once its bytes are compared with the published ones (_store).
-            lastmod=None,
+            lastmod=None,  # set by _store, once its bytes are compared with the published ones
             index_lastmod=index_lastmod(figures, page),
             skipped=page.skipped,
             # A page cut short while rendering holds fewer rows than its
@@ -324,7 +316,7 @@ class PageFiles:
         return record
 
     def settle(self) -> None:
-        """Every page given so far is stored, and its record has its digest."""
+        """Wait until every page given so far is stored, its record with its digest."""
         pending, self._pending = self._pending, []
         for future in pending:
             future.result()

@@ -1,16 +1,11 @@
-"""What every publisher provides, and the parts of publishing they all share.
+"""What every publisher provides, the manifest, and the parts of publishing they all share.
 
-A publisher owns the published set of sitemap files in one storage; a build
-takes its lock, reads its manifest, and writes a new set through a
-transaction that readers cannot see until ``publish()``. Whatever the
-storage, a set is published in one order: every page first, then the index,
-the manifest last (``write_index_and_manifest``). Where files become visible
-one by one (a flat storage), that order is what keeps readers from an index
-naming a missing page, also when a build dies half-way; the next build
-trusts the files a manifest lists, so that comes last everywhere.
-
-The manifest names every page of a set with its hash, size, lastmod and
-fingerprint, which make the next build incremental.
+A build takes a publisher's lock, reads its manifest and writes a new set
+through a transaction readers cannot see until ``publish()``. A set is
+published pages first, then the index, the manifest last: where files become
+visible one by one (a flat storage), that order keeps readers from an index
+naming a missing page, also when a build dies half-way; the next build trusts
+the files a manifest lists, so it comes last everywhere.
 """
 
 from __future__ import annotations
@@ -43,11 +38,9 @@ class FileRecord:
     # The file's Last-Modified (ISO 8601, aware): later whenever its bytes change.
     lastmod: str | None
     skipped: int = 0
-    # The page's figures when it was rendered: while they stay the same, an
-    # incremental build keeps the page as published.
+    # The page's figures when it was rendered: while they stay the same, a build keeps the page.
     fingerprint: str | None = None
-    # The lastmod the index announces for this page: its figures' newest (see
-    # engine.sections.page_figures), as the live index announces it.
+    # The lastmod the index announces for this page: its figures' newest, as the live index's.
     index_lastmod: str | None = None
 
     @property
@@ -75,13 +68,12 @@ class Manifest:
     index_sha256: str = ""
     index_lastmod: str | None = None
     previous_generation: str | None = None
-    # Per section, the fingerprint of its class, URL patterns and settings
-    # (_building/builder.py): when it changes, the section is rendered again.
+    # Per section, the fingerprint of its class, URL patterns and settings: when it changes,
+    # the section is rendered again.
     configs: dict[str, str] = field(default_factory=dict)
-    # How long the build took, in seconds.
     seconds: float | None = None
-    # The href every file references its XSL stylesheet by (None: STYLESHEET
-    # was off), and the hash of the stylesheet written beside the index.
+    # The href every file names its XSL stylesheet by (None: STYLESHEET was off), and the hash
+    # of the stylesheet written beside the index.
     stylesheet: str | None = None
     stylesheet_sha256: str = ""
 
@@ -103,17 +95,9 @@ class Manifest:
 
     def to_json(self) -> bytes:
         # One line per page keeps the file small and quick to write.
-        head = json.dumps(
-            {f.name: getattr(self, f.name) for f in fields(self) if f.name != "pages"},
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+        head = _compact({f.name: getattr(self, f.name) for f in fields(self) if f.name != "pages"})
         lines = ",\n".join(
-            json.dumps(
-                {f.name: getattr(record, f.name) for f in fields(record)},
-                sort_keys=True,
-                separators=(",", ":"),
-            )
+            _compact({f.name: getattr(record, f.name) for f in fields(record)})
             for record in self.pages
         )
         return f'{head[:-1]},"pages":[\n{lines}\n]}}\n'.encode()
@@ -126,6 +110,10 @@ class Manifest:
         # What earlier versions recorded and this one does not use is left out.
         pages = [FileRecord(**_known(FileRecord, page)) for page in raw.pop("pages")]
         return cls(pages=pages, **_known(cls, raw))
+
+
+def _compact(value: dict[str, Any]) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _known(cls: type[Any], raw: dict[str, Any]) -> dict[str, Any]:
@@ -148,15 +136,12 @@ class Transaction(Protocol):
 
     def keep(self, name: str) -> None:
         """Carry ``name`` over unchanged from the published set, without reading it."""
-        ...
 
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
         """Write the index and the manifest after every page, and make the set visible."""
-        ...
 
     def abort(self) -> None:
         """Give the build up, leaving the published set as it was."""
-        ...
 
 
 class Publisher(Protocol):
@@ -166,35 +151,28 @@ class Publisher(Protocol):
 
     def lock(self, wait: float = 0) -> contextlib.AbstractContextManager[None]:
         """Hold the build lock, waiting up to ``wait`` seconds; raises BuildLocked."""
-        ...
 
     def cleanup(self) -> int:
         """Remove what dead builds left behind; returns how many entries went."""
-        ...
 
     def interrupted(self) -> bool:
         """Whether a build died writing into the published set, whose files the next build
         must then all write again (a storage that writes in place)."""
-        ...
 
     def manifest(self) -> Manifest | None:
         """The published set's manifest, or None when nothing is published."""
-        ...
 
     def read(self, manifest: Manifest, name: str) -> bytes | None:
         """A file of the set ``manifest`` describes, or None when it has no such file."""
-        ...
 
     def begin(self, manifest: Manifest, previous: Manifest | None) -> Transaction:
         """A transaction writing the set ``manifest`` describes, ``previous`` being published."""
-        ...
 
 
 def write_index_and_manifest(
     write: Callable[[str, bytes], None], index: Mapping[str, bytes], manifest: Manifest
 ) -> None:
-    """The last writes of a build, once every page is written: the index, then the manifest.
-    Every transaction's ``publish()`` starts here (see the module's docstring)."""
+    """The last writes of a build, once every page is written: the index, then the manifest."""
     for name, data in index.items():
         write(name, data)
     write(MANIFEST_NAME, manifest.to_json())
@@ -209,7 +187,7 @@ def wait_for_lock(
     description: str,
 ) -> None:
     """Call ``acquire`` until it returns True, at least once and for up to ``wait`` seconds;
-    then raise BuildLocked, naming whoever ``holder`` says holds the lock."""
+    then raise BuildLocked, naming ``holder()``."""
     deadline = time.monotonic() + wait
     while not acquire():
         if time.monotonic() >= deadline:
@@ -222,6 +200,5 @@ def wait_for_lock(
 
 
 def lock_holder_label() -> str:
-    """Who holds a lock, for the message of a build that finds it taken."""
     now = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0).isoformat()
     return f"pid {os.getpid()} since {now}"

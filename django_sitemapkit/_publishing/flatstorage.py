@@ -1,19 +1,14 @@
 """Publishing to any other storage (S3 through django-storages, ...): flat, index last.
 
-There is no atomic rename, so pages are written first, the index after them,
-the manifest last, and files of vanished pages are deleted only after the
-new index is published. The index therefore never names a missing object.
-Builds are guarded by a lock in Django's cache that expires if a build dies.
+With no atomic rename, files of vanished pages are deleted only after the new
+index is published, so the index never names a missing object. Builds are
+guarded by a lock in Django's cache that expires if a build dies.
 
 Files are overwritten in place, so a build that dies after its first write
-leaves files its manifest does not describe (new bytes, pages no set lists).
-Its first write is therefore a marker (``UNFINISHED``), deleted once its set
-is published: the next build that finds it rewrites every file, and every
-publish deletes the files named like a set's that its manifest does not list.
-
-Every file is saved with its own media type (``_protocol/files.py``) and
-no Content-Encoding: a ``.xml.gz`` is ``application/gzip``, whatever the
-storage would guess from its name (see :func:`typed_storage`).
+leaves files its manifest does not describe. Its first write is therefore a
+marker (``UNFINISHED``), deleted once its set is published: the next build
+that finds it rewrites every file, and every publish deletes the files named
+like a set's that its manifest does not list.
 """
 
 from __future__ import annotations
@@ -41,7 +36,6 @@ from django_sitemapkit._publishing.base import (
     wait_for_lock,
     write_index_and_manifest,
 )
-from django_sitemapkit._publishing.prefixed import PrefixedStorage
 
 # A flat storage's lock outlives a dead build by at most this many seconds.
 CACHE_LOCK_TIMEOUT = 600
@@ -60,8 +54,8 @@ class FlatPublisher:
     """The set in ``storage`` (under ``folder``, when given)."""
 
     def __init__(self, storage: Storage, alias: str, folder: str = "") -> None:
-        typed = typed_storage(storage)
-        self.storage = PrefixedStorage(typed, folder) if folder else typed
+        self.storage = typed_storage(storage)
+        self.folder = f"{folder.strip('/')}/" if folder else ""
         self.alias = f"{alias}/{folder}" if folder else alias
         self.description = f"storage {self.alias!r}"
         self._manifest_cache: tuple[Any, Manifest] | None = None
@@ -84,24 +78,27 @@ class FlatPublisher:
             if cache.get(key) == token:
                 cache.delete(key)
 
+    def path(self, name: str) -> str:
+        return self.folder + name
+
     def cleanup(self) -> int:
         """Nothing yet: what a dead build wrote goes with the next publish; its lock expires."""
         return 0
 
     def interrupted(self) -> bool:
-        return self.storage.exists(UNFINISHED)
+        return self.storage.exists(self.path(UNFINISHED))
 
     def set_files(self) -> list[str]:
         """The files in the storage named like a set's (none where it cannot list them)."""
         try:
-            _folders, files = self.storage.listdir("")
+            _folders, files = self.storage.listdir(self.folder)
         except NotImplementedError:
             return []
         return [name for name in files if SET_FILE.fullmatch(name)]
 
     def manifest(self) -> Manifest | None:
         try:
-            stamp = self.storage.get_modified_time(MANIFEST_NAME)
+            stamp = self.storage.get_modified_time(self.path(MANIFEST_NAME))
         except NotImplementedError:
             stamp = None
         except Exception as exc:
@@ -110,7 +107,7 @@ class FlatPublisher:
             raise
         if stamp is not None and self._manifest_cache and self._manifest_cache[0] == stamp:
             return self._manifest_cache[1]
-        data = self._read(MANIFEST_NAME)
+        data = self.read(None, MANIFEST_NAME)
         if data is None:
             return None
         manifest = Manifest.from_json(data)
@@ -118,18 +115,15 @@ class FlatPublisher:
             self._manifest_cache = (stamp, manifest)
         return manifest
 
-    def _read(self, name: str) -> bytes | None:
+    def read(self, manifest: Manifest | None, name: str) -> bytes | None:
         try:
-            with self.storage.open(name, "rb") as handle:
+            with self.storage.open(self.path(name), "rb") as handle:
                 data = handle.read()
         except Exception as exc:
             if _is_missing(exc):
                 return None
             raise
         return data if isinstance(data, bytes) else data.encode()
-
-    def read(self, manifest: Manifest, name: str) -> bytes | None:
-        return self._read(name)
 
     def begin(self, manifest: Manifest, previous: Manifest | None) -> FlatTransaction:
         return FlatTransaction(self, previous)
@@ -148,12 +142,13 @@ class FlatTransaction:
         self._save(name, data)
 
     def _save(self, name: str, data: bytes) -> None:
-        storage = self.publisher.storage
+        publisher = self.publisher
         # Django's file with a content_type, where storages look for one.
         typed = SimpleUploadedFile(name, data, content_type(name))
-        saved = storage.save(name, typed)
-        if saved != name:
-            storage.delete(saved)
+        saved = publisher.storage.save(publisher.path(name), typed)
+        if saved != publisher.path(name):
+            publisher.storage.delete(saved)
+            saved = saved.removeprefix(publisher.folder)
             raise PublishError(
                 f"{self.publisher.description} saved {name!r} as {saved!r}: it does not overwrite "
                 "files. Configure it to overwrite (django-storages: file_overwrite=True; "
@@ -168,27 +163,21 @@ class FlatTransaction:
         # Vanished pages, and what dead builds wrote that no set lists.
         gone = set(self.publisher.set_files()) | set(self.previous.files() if self.previous else [])
         for name in sorted(gone - set(manifest.files())):
-            self.publisher.storage.delete(name)
-        self.publisher.storage.delete(UNFINISHED)
+            self.publisher.storage.delete(self.publisher.path(name))
+        self.publisher.storage.delete(self.publisher.path(UNFINISHED))
 
     def abort(self) -> None:
-        """Nothing to undo: the old index still names only files that exist.
-
-        A file written meanwhile may not be the manifest's any more: the
-        marker stays, and the next build rewrites every file.
-        """
+        """Nothing to undo: the old index names only files that exist; the marker stays."""
 
 
 def typed_storage(storage: Storage) -> Storage:
     """``storage``, saving each file with :func:`content_type`'s type and no Content-Encoding.
 
-    Any storage that reads a file's ``content_type`` gets it from the file
-    saved. django-storages' S3 backend reads it, but still takes a
-    Content-Encoding from ``mimetypes.guess_type(name)``, which gives gzip
-    for ``.xml.gz``; naming the type in the object parameters of its
-    per-object hook (``get_object_parameters(name)``) replaces that guess.
-    The hook is set on a copy of the storage: the project's own use of the
-    alias keeps its configuration.
+    django-storages' S3 backend takes a Content-Encoding from
+    ``mimetypes.guess_type(name)`` (gzip for ``.xml.gz``) whatever the file's
+    ``content_type``; its per-object hook ``get_object_parameters(name)``
+    replaces that guess, on a copy: the project's own use of the alias keeps
+    its configuration.
     """
     if not any(cls.__module__ == "storages.backends.s3" for cls in type(storage).__mro__):
         return storage
@@ -204,23 +193,16 @@ def typed_storage(storage: Storage) -> Storage:
 
 
 def _settled(stamp: datetime.datetime) -> bool:
-    """Whether a file last modified at ``stamp`` may be cached by that time.
-
-    Storages may keep whole seconds (S3 does): a manifest rewritten within
-    the second its time was read would look unchanged, and the old one would
-    be served on. One modified ``SETTLED`` ago can only change to another time.
-    """
+    """Whether a file last modified at ``stamp`` may be cached by that time: storages may keep
+    whole seconds (S3 does), so a manifest rewritten within that second would look unchanged."""
     now = timezone.now()
     # Storages give naive times in the current time zone where USE_TZ is off.
     return (now if timezone.is_aware(stamp) else timezone.make_naive(now)) - stamp >= SETTLED
 
 
 def _is_missing(exc: Exception) -> bool:
-    """Whether a storage error means "no such file".
-
-    Remote storages raise their own errors for that (botocore's ClientError
-    with a 404 for S3); anything else is a real failure and must propagate.
-    """
+    """Whether a storage error means "no such file" (botocore's ClientError with a 404 for S3);
+    anything else is a real failure and must propagate."""
     if isinstance(exc, FileNotFoundError):
         return True
     response = getattr(exc, "response", None)

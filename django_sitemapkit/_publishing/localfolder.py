@@ -1,14 +1,12 @@
 """Publishing to a local folder (``FileSystemStorage``, or ``BUILD_DIR``): generations.
 
 Every build writes a complete set into a hidden temporary folder, renames it
-to ``generations/<id>`` and then atomically swaps the ``current`` symlink to
-it. A reader (a view, or a web server with ``root <folder>/current``) sees
-either the whole previous set or the whole new one, never a half-written
-file, never an index naming a missing file. Unchanged files are hard links
-to the previous generation's, so incremental builds copy nothing. The
-previous generation stays until the next build for readers still on it.
-A ``flock`` guards builds; the kernel releases it when a build dies, even
-by SIGKILL, so it can never be left stuck.
+to ``generations/<id>`` and atomically swaps the ``current`` symlink to it: a
+reader (a view, or a web server with ``root <folder>/current``) sees the whole
+previous set or the whole new one. Unchanged files are hard links to the
+previous generation's. The previous generation stays until the next build for
+readers still on it. A ``flock`` guards builds; the kernel releases it when a
+build dies, even by SIGKILL.
 """
 
 from __future__ import annotations
@@ -45,8 +43,7 @@ R = TypeVar("R")
 
 
 def _storage_failure(write: Callable[P, R]) -> Callable[P, R]:
-    """``write``, an OSError it raises (a read-only folder, a full disk) the PublishError that
-    builds document, the original as its cause."""
+    """``write``, raising an OSError (a read-only folder, a full disk) as a PublishError."""
 
     @functools.wraps(write)
     def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -117,7 +114,6 @@ class LocalPublisher:
         return False
 
     def prune(self, keep: set[str | None]) -> int:
-        """Delete generations not in ``keep``; the previous one is kept for readers still on it."""
         removed = 0
         generations = self.root / GENERATIONS_DIR
         if generations.is_dir():
@@ -131,8 +127,7 @@ class LocalPublisher:
         current = self._current_dir()
         if current is None:
             return None
-        # Generations never change once published: cache the parsed manifest
-        # per generation instead of re-reading it on every request.
+        # Generations never change once published: the parsed manifest is cached per generation.
         if self._manifest_cache is not None and self._manifest_cache[0] == current.name:
             return self._manifest_cache[1]
         try:
@@ -143,8 +138,7 @@ class LocalPublisher:
         return manifest
 
     def read(self, manifest: Manifest, name: str) -> bytes | None:
-        # Read from the manifest's own generation, not through the symlink:
-        # the file then belongs to the same set as the manifest that named it.
+        # From the manifest's own generation, not through the symlink: the same set's file.
         try:
             return (self.root / GENERATIONS_DIR / manifest.generation / name).read_bytes()
         except FileNotFoundError:
@@ -166,10 +160,8 @@ class LocalTransaction:
         self.previous_dir = (
             None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
         )
-
-        # Files are flushed to disk (fsync) by a background thread while the
-        # build renders the next page; publish() waits for all of them before
-        # the rename that makes the generation visible.
+        # Files are fsynced by a background thread while the build renders the next page;
+        # publish() waits for all of them before the rename that makes the generation visible.
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
 
@@ -185,7 +177,6 @@ class LocalTransaction:
         self._syncs.append(self._syncer.submit(_sync_and_close, handle))
 
     def _wait_for_syncs(self) -> None:
-        """Every file written is on disk; raises the first fsync error."""
         try:
             for sync in self._syncs:
                 sync.result()
@@ -212,8 +203,7 @@ class LocalTransaction:
         final = generations / self.generation
         os.rename(self.temp, final)
         fsync_directory(generations)
-        # rename(2) over an existing symlink is atomic: readers resolve either
-        # the old target or the new one.
+        # rename(2) over an existing symlink is atomic: readers resolve the old target or the new.
         staging = root / f"{TEMP_PREFIX}link-{self.generation}"
         os.symlink(f"{GENERATIONS_DIR}/{self.generation}", staging)
         os.replace(staging, root / CURRENT_LINK)
@@ -227,7 +217,6 @@ class LocalTransaction:
 
 
 def _try_flock(handle: IO[str]) -> bool:
-    """Take the lock without blocking; False while another process holds it."""
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -238,7 +227,6 @@ def _try_flock(handle: IO[str]) -> bool:
 
 
 def _read_holder(handle: IO[str]) -> str:
-    """What the build holding the lock wrote into its file."""
     handle.seek(0)
     return handle.read().strip()
 
@@ -251,9 +239,8 @@ def _sync_and_close(handle: BinaryIO) -> None:
 
 
 def fsync_directory(directory: Path) -> None:
-    """Make renames inside ``directory`` durable (POSIX; elsewhere a no-op)."""
-    # Directories cannot be opened this way on Windows, where a replace is
-    # already as durable as it gets.
+    """Make renames inside ``directory`` durable (POSIX; a no-op on Windows, which cannot open
+    a directory so and where a replace is as durable as it gets)."""
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
         try:

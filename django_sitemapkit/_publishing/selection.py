@@ -1,13 +1,9 @@
 """Which publisher this process publishes to and serves from, and the views' read of it.
 
-One publisher per configured storage, folder and process, so that its parsed
-manifest stays cached between requests.
-
-Where each set is published inside the storage (``BUILD_DIR``, or the
-``STORAGE`` alias): the default ``SitemapSite`` at its root, every other
-``SitemapSite`` in a folder of its name (``news/``); under
-``SITEMAPKIT["SITES"]`` each site in a folder of its name inside that
-(``shop/``, ``news/shop/``). No set ever publishes into another's folder.
+Inside the storage (``BUILD_DIR``, or the ``STORAGE`` alias) the default
+``SitemapSite`` publishes at its root, every other in a folder of its name
+(``news/``); under ``SITEMAPKIT["SITES"]`` each site in a folder of its name
+inside that (``shop/``, ``news/shop/``).
 """
 
 from __future__ import annotations
@@ -43,27 +39,18 @@ _publishers: dict[tuple[str | None, str, str], Publisher] = {}
 
 
 def get_publisher(site: SiteConfig | None = None, registry: str = URL_NAMESPACE) -> Publisher:
-    """The publisher of the set of ``SitemapSite`` ``registry`` (of its ``site``, under SITES).
-
-    One per folder and process, for its caches. Raises PublishError where the
-    set has no folder of its own (see :func:`folder_problem`).
-    """
+    """The publisher of the set of ``SitemapSite`` ``registry`` (of its ``site``, under SITES),
+    one per folder and process, so that its parsed manifest stays cached between requests."""
     alias = get_settings().STORAGE
     folder = publish_folder(registry, site)
-    if alias is None:
-        root = build_dir()
-        key: tuple[str | None, str, str] = (None, str(root), folder)
-        if key not in _publishers:
-            _publishers[key] = LocalPublisher(root / folder if folder else root)
-        return _publishers[key]
-    storage = storages[alias]
-    key = (alias, str(id(storage)), folder)
+    storage = None if alias is None else storages[alias]
+    key = (alias, str(build_dir() if storage is None else id(storage)), folder)
     if key not in _publishers:
-        if isinstance(storage, FileSystemStorage):
-            location = Path(storage.location)
-            _publishers[key] = LocalPublisher(location / folder if folder else location)
+        if storage is None or isinstance(storage, FileSystemStorage):
+            root = build_dir() if storage is None else Path(storage.location)
+            _publishers[key] = LocalPublisher(root / folder if folder else root)
         else:
-            _publishers[key] = FlatPublisher(storage, alias, folder)
+            _publishers[key] = FlatPublisher(storage, str(alias), folder)
     return _publishers[key]
 
 
@@ -77,13 +64,8 @@ def publish_folder(registry: str, site: SiteConfig | None) -> str:
 
 
 def folder_problem(registry: str) -> str | None:
-    """Why ``SitemapSite(registry)`` cannot publish into a folder of its name, or None.
-
-    Its folder sits beside the default set's files (``current`` and
-    ``generations`` of a local folder) and, under SITES, the default set's
-    site folders: a name one of them has would mix two sets, and a build of
-    one would delete the other's files.
-    """
+    """Why ``SitemapSite(registry)`` cannot publish into a folder of its name (one the default
+    set's files or site folders have, which would mix two sets), or None."""
     if registry == URL_NAMESPACE:
         return None
     where = f"SitemapSite({registry!r}) publishes its builds into a folder of its name"
@@ -103,11 +85,8 @@ def folder_problem(registry: str) -> str | None:
 def published_file(
     name: str, site: SiteConfig | None = None, registry: str = URL_NAMESPACE
 ) -> tuple[bytes, datetime.datetime | None] | None:
-    """The bytes of ``name`` in the published build and its lastmod, if a build is published.
-
-    Returns None when there is no build, so the caller renders instead; a
-    build that does not contain ``name`` raises FileNotFoundError.
-    """
+    """The bytes of ``name`` in the published build and its lastmod; None when there is no build
+    (the caller renders instead); FileNotFoundError when the build has no ``name``."""
     try:
         publisher = get_publisher(site, registry)
     except PublishError:

@@ -41,9 +41,7 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
-            "--dry-run",
-            action="store_true",
-            help="Report what would change; write nothing.",
+            "--dry-run", action="store_true", help="Report what would change; write nothing."
         )
         parser.add_argument(
             "--wait",
@@ -60,7 +58,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        # Those named by --site, else every one (one: no SITES).
         targets = chosen_sites(options["sites"])
         failures: list[str] = []
         for target in targets:
@@ -105,35 +102,35 @@ class Command(BaseCommand):
         self._report(result, builder, verbosity, label)
 
     def _report(self, result: BuildResult, builder: Builder, verbosity: int, label: str) -> None:
+        def verb(done: str, would: str) -> str:
+            return would if result.dry_run else done
+
         if verbosity >= 2:
             for name in result.written:
-                self.stdout.write(f"{'Would write' if result.dry_run else 'Wrote'} {name}")
+                self.stdout.write(f"{verb('Wrote', 'Would write')} {name}")
             for name in result.removed:
-                self.stdout.write(f"{'Would remove' if result.dry_run else 'Removed'} {name}")
+                self.stdout.write(f"{verb('Removed', 'Would remove')} {name}")
             if result.cleaned:
                 self.stdout.write(f"Cleaned {result.cleaned} leftovers of earlier builds.")
-        if verbosity >= 1:
-            if result.every_section_because is not None:
-                verb = "Would rebuild" if result.dry_run else "Rebuilt"
-                self.stdout.write(
-                    f"{label}{verb} every section, not only those named by --section: "
-                    f"{result.every_section_because}."
-                )
-            if result.first_published:
-                verb = "Would also build" if result.dry_run else "Also built"
-                self.stdout.write(
-                    f"{label}{verb} sections without published files to keep: "
-                    f"{', '.join(result.first_published)}."
-                )
-            for name in result.reconfigured:
-                verb = "Would re-render" if result.dry_run else "Re-rendered"
-                self.stdout.write(
-                    f"{label}{verb} section {name!r} (its sitemap class, URL patterns or "
-                    "output settings changed)."
-                )
-            prefix = "Dry run: " if result.dry_run else ""
-            where = builder.publisher.description
-            self.stdout.write(f"{label}{prefix}{result.summary()} ({where})")
+        if verbosity < 1:
+            return
+        if result.every_section_because is not None:
+            self.stdout.write(
+                f"{label}{verb('Rebuilt', 'Would rebuild')} every section, not only those named "
+                f"by --section: {result.every_section_because}."
+            )
+        if result.first_published:
+            self.stdout.write(
+                f"{label}{verb('Also built', 'Would also build')} sections without published "
+                f"files to keep: {', '.join(result.first_published)}."
+            )
+        for name in result.reconfigured:
+            self.stdout.write(
+                f"{label}{verb('Re-rendered', 'Would re-render')} section {name!r} (its sitemap "
+                "class, URL patterns or output settings changed)."
+            )
+        where = builder.publisher.description
+        self.stdout.write(f"{label}{verb('', 'Dry run: ')}{result.summary()} ({where})")
 
     def _progress(self, done: int, total: int) -> None:
         width = 30
@@ -143,11 +140,8 @@ class Command(BaseCommand):
 
 
 def ensure_sections_fit_index(builder: Builder) -> None:
-    """Stop before a build that would skip every URL of a section, on its first row.
-
-    System check E014 finds what is known without rows; only the first row
-    can tell where a section's ``get_absolute_url()`` URLs lie.
-    """
+    """Stop before a build that would skip every URL of a section, on its first row (check
+    E014 finds what is known without rows)."""
     directory = IndexDirectory(builder.base_url, builder.sitemaps.name)
     for sitemap in builder.sitemaps:
         misplaced = directory.misplaced(sitemap, query=True)
