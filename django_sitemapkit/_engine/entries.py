@@ -111,13 +111,9 @@ class EntryFactory:
         self.build_location = context.locations.build
         self.lastmod = access.lastmod
         self.date_only = date_only
-        self.changefreq_xml = (
-            ""
-            if callable(access.changefreq)
-            else self._changefreq_xml(EVERY_ITEM, access.changefreq)
-        )
-        self.priority_xml = (
-            "" if callable(access.priority) else self._priority_xml(EVERY_ITEM, access.priority)
+        self.changefreq_xml, self.priority_xml = (
+            "" if callable(value) else self._value_xml(name, EVERY_ITEM, value)
+            for name, value in (("changefreq", access.changefreq), ("priority", access.priority))
         )
         self.extensions = Extensions(
             sitemap,
@@ -206,25 +202,19 @@ class EntryFactory:
         changefreq, priority = self.access.changefreq, self.access.priority
         changefreq_xml = self.changefreq_xml
         if callable(changefreq):
-            changefreq_xml = self._changefreq_xml(item, changefreq(item))
+            changefreq_xml = self._value_xml("changefreq", item, changefreq(item))
         priority_xml = self.priority_xml
         if callable(priority):
-            priority_xml = self._priority_xml(item, priority(item))
+            priority_xml = self._value_xml("priority", item, priority(item))
         extra = self.extensions(item) if self.extensions.active else ""
         return f"{changefreq_xml}{priority_xml}{links}{extra}"
 
-    def _changefreq_xml(self, item: Any, changefreq: Any) -> str:
-        return self._value_xml("changefreq", changefreq_value, item, changefreq)
-
-    def _priority_xml(self, item: Any, priority: Any) -> str:
-        return self._value_xml("priority", _priority_text, item, priority)
-
-    def _value_xml(self, name: str, parse: Callable[[Any], str], item: Any, value: Any) -> str:
-        """``<name>`` of ``value`` as ``parse`` writes it; "" (logged) for None or a bad value."""
+    def _value_xml(self, name: str, item: Any, value: Any) -> str:
+        """``<name>`` of ``value`` (changefreq, priority); "" (logged) for None or a bad value."""
         if value is None:
             return ""
         try:
-            return f"<{name}>{parse(value)}</{name}>"
+            return f"<{name}>{_VALUE_TEXT[name](value)}</{name}>"
         except ValueError as exc:
             described = "every item" if item is EVERY_ITEM else self.access.describe(item)
             logger.warning(
@@ -246,8 +236,11 @@ class EntryFactory:
         log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
 
 
-def _priority_text(value: Any) -> str:
-    return format_priority(priority_value(value))
+# How ``<changefreq>`` and ``<priority>`` write a value; ValueError for a bad one.
+_VALUE_TEXT: dict[str, Callable[[Any], str]] = {
+    "changefreq": changefreq_value,
+    "priority": lambda value: format_priority(priority_value(value)),
+}
 
 
 def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:

@@ -150,7 +150,7 @@ class FastLoop:
         column, entry = self.layout.lastmod, self.entry
         # Plain entries are added together: a writer's call per row costs more than the row.
         batch: list[str] = []
-        size, room, space = 0, writer.entries_left, writer.bytes_left
+        size, room, space = 0, writer.max_entries - writer.count, writer.max_bytes - writer.size
         newest_raw, newest_row, overflow_key = self.newest_raw, self.newest_row, None
         for row in rows:
             xml = entry(row)
@@ -160,7 +160,7 @@ class FastLoop:
                 if not self._general(row, writer):
                     overflow_key = row[0]
                     break
-                room, space = writer.entries_left, writer.bytes_left
+                room, space = writer.max_entries - writer.count, writer.max_bytes - writer.size
                 continue
             if self.tracking and self._repeated(row, xml, writer.locs):
                 continue

@@ -119,14 +119,6 @@ class _FileWriter:
         self.size = len(self.head) + len(self.root_close)
         self.count = 0
 
-    @property
-    def entries_left(self) -> int:
-        return self.max_entries - self.count
-
-    @property
-    def bytes_left(self) -> int:
-        return self.max_bytes - self.size
-
     def add_xml(self, xml: str, entries: int = 1) -> bool:
         """Append serialised entries (one, or ``entries`` of one item); False, and nothing
         written, when they do not fit."""
