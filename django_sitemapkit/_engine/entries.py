@@ -1,12 +1,12 @@
 """Turning items into ``<url>`` elements: the per-row half of rendering a section.
 
-``entry_factory()`` settles once per file how a section's items are read
-(``item_access()``: a model's column rows, instances, list items, or the
-dicts contrib's ``get_urls()`` returns); the EntryFactory then turns each item
-into its element, or a logged skip. An ``i18n`` section's item is listed once
-per language (alternates.py). Every element is written by one function,
-``protocol.writer.url_element()``; the fast loop (fastloop.py) writes the same
-bytes for plain column rows.
+``entry_factory()`` settles once per file how a section's items are read (column
+rows, instances, list items, contrib's ``get_urls()`` dicts); its EntryFactory
+turns each item into its element (``url_element()``), or a logged skip.
+
+An ``i18n`` section's item is listed, as contrib does, once per language of
+``get_languages_for_item()``, reversed with it active, each entry linking to all
+(and ``x-default``) with ``alternates``; unlike contrib's, never split across two files.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from __future__ import annotations
 import datetime
 import logging
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.conf import settings
 from django.db import connections
 from django.utils import translation
 
@@ -41,7 +42,7 @@ from django_sitemapkit._engine.rows import (
 )
 from django_sitemapkit._engine.skiplog import log_skip
 from django_sitemapkit._protocol.locations import InvalidLocation, LocationBuilder
-from django_sitemapkit._protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
+from django_sitemapkit._protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime, later
 from django_sitemapkit._protocol.writer import (
     MAX_BYTES_PER_FILE,
     UrlsetWriter,
@@ -51,6 +52,7 @@ from django_sitemapkit._protocol.writer import (
     priority_value,
     url_element,
 )
+from django_sitemapkit._reversing import site_languages
 from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
 
 logger = logging.getLogger("django_sitemapkit")
@@ -89,11 +91,8 @@ class ItemAccess:
 class EntryFactory:
     """Turns each item of one sitemap into its ``<url>`` element, or a logged skip.
 
-    Everything that is the same for every item -- attribute-or-method
-    lookups, constant ``changefreq``/``priority`` elements, the time zone --
-    is settled once per file, so the per-row work is reading the item and
-    formatting two values. The date format of a file is fixed by its first
-    lastmod, so a file never mixes formats.
+    What is the same for every item is settled once per file. A file's date
+    format is fixed by its first lastmod, so a file never mixes formats.
     """
 
     def __init__(
@@ -112,15 +111,9 @@ class EntryFactory:
         self.build_location = context.locations.build
         self.lastmod = access.lastmod
         self.date_only = date_only
-        self.changefreq_attr = access.changefreq
-        self.priority_attr = access.priority
-        self.changefreq_xml = (
-            ""
-            if callable(access.changefreq)
-            else self._changefreq_xml(EVERY_ITEM, access.changefreq)
-        )
-        self.priority_xml = (
-            "" if callable(access.priority) else self._priority_xml(EVERY_ITEM, access.priority)
+        self.changefreq_xml, self.priority_xml = (
+            "" if callable(value) else self._value_xml(name, EVERY_ITEM, value)
+            for name, value in (("changefreq", access.changefreq), ("priority", access.priority))
         )
         self.extensions = Extensions(
             sitemap,
@@ -128,17 +121,14 @@ class EntryFactory:
             context.tz,
             access.describe,
             None if access.layout is None else access.layout.image,
-            columns=access.layout is not None,
         )
-        self.has_extra_xml = self.extensions.active
         self.details_vary = (
-            callable(access.changefreq) or callable(access.priority) or self.has_extra_xml
+            callable(access.changefreq) or callable(access.priority) or self.extensions.active
         )
         self.constant_details = self.changefreq_xml + self.priority_xml
         self.skipped = 0
         self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
-        # The last entry's location and lastmod: what callers check duplicates
-        # and a file's newest lastmod with.
+        # The last entry's location and lastmod, for callers' duplicates and newest lastmod.
         self.last_loc = ""
         self.last_lastmod: Lastmod | None = None
 
@@ -148,8 +138,7 @@ class EntryFactory:
         if self.date_only is None:
             self.date_only = not isinstance(value, datetime.datetime)
         if not self.date_only and type(value) is datetime.datetime and value.tzinfo is self.tz:
-            # Already in the site's zone (database values usually are): the
-            # common case, without the general conversion's calls.
+            # Already in the site's zone (database values usually are): no conversion.
             text = value.isoformat(timespec="seconds")
             if is_w3c_datetime(text):
                 return text
@@ -187,12 +176,8 @@ class EntryFactory:
         return None
 
     def lastmod_xml(self, item: Any) -> str:
-        """The ``<lastmod>`` of ``item``; empty (logged and counted) when it cannot be written.
-
-        One row's date out of the zone's range (``0001-01-01 00:00`` UTC read in
-        a zone behind UTC), or a ``lastmod()`` that fails, costs that entry its
-        lastmod, never the file.
-        """
+        """The ``<lastmod>`` of ``item``; empty (logged and counted) when it cannot be written
+        (a date out of the zone's range, a failing ``lastmod()``), which never costs the file."""
         self.last_lastmod = None
         try:
             value = self.lastmod(item)
@@ -214,27 +199,22 @@ class EntryFactory:
 
     def details(self, item: Any, links: str = "") -> str:
         """What follows ``<lastmod>``: changefreq, priority, ``links``, extensions."""
+        changefreq, priority = self.access.changefreq, self.access.priority
         changefreq_xml = self.changefreq_xml
-        if callable(self.changefreq_attr):
-            changefreq_xml = self._changefreq_xml(item, self.changefreq_attr(item))
+        if callable(changefreq):
+            changefreq_xml = self._value_xml("changefreq", item, changefreq(item))
         priority_xml = self.priority_xml
-        if callable(self.priority_attr):
-            priority_xml = self._priority_xml(item, self.priority_attr(item))
-        extra = self.extensions(item) if self.has_extra_xml else ""
+        if callable(priority):
+            priority_xml = self._value_xml("priority", item, priority(item))
+        extra = self.extensions(item) if self.extensions.active else ""
         return f"{changefreq_xml}{priority_xml}{links}{extra}"
 
-    def _changefreq_xml(self, item: Any, changefreq: Any) -> str:
-        return self._value_xml("changefreq", changefreq_value, item, changefreq)
-
-    def _priority_xml(self, item: Any, priority: Any) -> str:
-        return self._value_xml("priority", _priority_text, item, priority)
-
-    def _value_xml(self, name: str, parse: Callable[[Any], str], item: Any, value: Any) -> str:
-        """``<name>`` of ``value`` as ``parse`` writes it; "" (logged) for None or a bad value."""
+    def _value_xml(self, name: str, item: Any, value: Any) -> str:
+        """``<name>`` of ``value`` (changefreq, priority); "" (logged) for None or a bad value."""
         if value is None:
             return ""
         try:
-            return f"<{name}>{parse(value)}</{name}>"
+            return f"<{name}>{_VALUE_TEXT[name](value)}</{name}>"
         except ValueError as exc:
             described = "every item" if item is EVERY_ITEM else self.access.describe(item)
             logger.warning(
@@ -256,13 +236,15 @@ class EntryFactory:
         log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
 
 
-def _priority_text(value: Any) -> str:
-    return format_priority(priority_value(value))
+# How ``<changefreq>`` and ``<priority>`` write a value; ValueError for a bad one.
+_VALUE_TEXT: dict[str, Callable[[Any], str]] = {
+    "changefreq": changefreq_value,
+    "priority": lambda value: format_priority(priority_value(value)),
+}
 
 
 def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
-    """An empty ``<urlset>`` for ``sitemap`` (its limit and namespaces), referencing the XSL
-    at ``stylesheet``."""
+    """An empty ``<urlset>`` for ``sitemap`` (its limit and namespaces)."""
     return UrlsetWriter(
         max_entries=max_entries(sitemap),
         max_bytes=MAX_BYTES_PER_FILE,
@@ -318,9 +300,8 @@ def _column(index: int | None) -> Callable[[Any], Any] | None:
 
 def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
     """``context`` for ``sitemap``'s URLs: under its ``protocol`` only where no base URL is
-    set. One scheme a site: ``BASE_URL``'s (or a site's of ``SITES``) wins (check W005 says
-    so); only URLs taking the request's host (behind a proxy ending TLS, the request says
-    http) take the scheme from ``protocol``."""
+    set (behind a proxy ending TLS, the request says http); else the base URL's scheme wins
+    (check W005 says so)."""
     conf = get_settings()
     if sitemap.protocol is None or conf.BASE_URL or conf.SITES:
         return context
@@ -374,8 +355,6 @@ def url_infos(
 class UrlInfoFactory(EntryFactory):
     """An ``EntryFactory`` for entry dicts: the alternates they name become links."""
 
-    details_vary = True
-
     def details(self, item: Any, links: str = "") -> str:
         return super().details(item, self.links(item))
 
@@ -401,3 +380,116 @@ class UrlInfoFactory(EntryFactory):
 
 def alternate_link(code: str, href: str) -> str:
     return f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(href)}"/>'
+
+
+# --------------------------------------------------------------------------- i18n sections
+
+
+class LanguageEntries:
+    """Turns an item of an ``i18n`` section into its entries, one per language."""
+
+    def __init__(self, sitemap: Sitemap, factory: EntryFactory) -> None:
+        self.sitemap = sitemap
+        self.factory = factory
+        self.known = frozenset(site_languages())
+        self.default = settings.LANGUAGE_CODE
+        self._locators: dict[str, Callable[[Any], Any]] = {}
+        self._refused: set[str] = set()
+        #: The locations of the entries the last call returned.
+        self.locs: list[str] = []
+
+    def locator(self, language: str) -> Callable[[Any], Any]:
+        """The location of an item in ``language``: reversed with it active."""
+        found = self._locators.get(language)
+        if found is None:
+            localized = self.factory.access.localized
+            if localized is not None:
+                found = localized(language)
+            else:
+                location = self.factory.location
+
+                def found(item: Any) -> Any:
+                    with translation.override(language):
+                        return location(item)
+
+            self._locators[language] = found
+        return found
+
+    def languages_of(self, item: Any) -> list[str]:
+        """The item's languages that ``settings.LANGUAGES`` offers (no URL may carry another)."""
+        languages = []
+        for code in self.sitemap.get_languages_for_item(item):
+            if code in self.known:
+                languages.append(code)
+            elif code not in self._refused:
+                self._refused.add(code)
+                logger.warning(
+                    "Sitemap section %r: left out language %r, which settings.LANGUAGES "
+                    "does not list: its URLs would not resolve.",
+                    self.sitemap.section,
+                    code,
+                )
+        return languages
+
+    def __call__(self, item: Any, listed: set[str]) -> str | None:
+        """The entries of ``item`` whose locations ``listed`` lacks; None when it is skipped."""
+        factory = self.factory
+        try:
+            languages = self.languages_of(item)
+        except Exception as exc:  # a user's get_languages_for_item() may raise anything
+            factory.skip(item, f"get_languages_for_item() raised {type(exc).__name__}: {exc}")
+            return None
+        if not languages:
+            factory.skip(item, "it has no language of settings.LANGUAGES")
+            return None
+        located = []
+        for code in languages:
+            loc = factory.locate(item, self.locator(code))
+            if loc is None:
+                return None
+            located.append((code, loc))
+        lastmod_xml = factory.lastmod_xml(item)
+        try:
+            details = factory.details(item, self.links(located))
+        except Exception as exc:  # so may changefreq(), priority() and extra_xml()
+            factory.reject(item, exc)
+            return None
+        # Languages whose URL is the same (no i18n_patterns) are one page.
+        locs = list(dict.fromkeys(loc for _code, loc in located))
+        self.locs = [loc for loc in locs if loc not in listed]
+        if not self.locs:
+            factory.skip_duplicate(item, locs[0])
+            return None
+        return "".join(url_element(loc, lastmod_xml, details) for loc in self.locs)
+
+    def links(self, located: list[tuple[str, str]]) -> str:
+        if not self.sitemap.alternates:
+            return ""
+        links = list(located)
+        if self.sitemap.x_default and any(code == self.default for code, _loc in located):
+            loc = dict(located)[self.default]
+            # contrib's rule: the default language's URL without its prefix.
+            links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))
+        return "".join(alternate_link(code, loc) for code, loc in links)
+
+
+def write_language_entries(
+    sitemap: Sitemap,
+    factory: EntryFactory,
+    items: Iterable[tuple[Any, Any]],
+    writer: UrlsetWriter,
+) -> tuple[Lastmod | None, Any]:
+    """Write each item's entries into ``writer``, all of an item's or none: (newest lastmod
+    written, key of the first item that did not fit, or None)."""
+    entries = LanguageEntries(sitemap, factory)
+    newest: Lastmod | None = None
+    locs = writer.locs
+    for key, item in items:
+        xml = entries(item, locs)
+        if xml is None:
+            continue
+        if not writer.add_xml(xml, entries=len(entries.locs)):
+            return newest, key
+        locs.update(entries.locs)
+        newest = later(newest, factory.last_lastmod, factory.tz)
+    return newest, None

@@ -1,18 +1,11 @@
 """An entry's extension elements: images, videos, news and ``extra_xml()``, settled once per file.
 
-``Extensions(sitemap, ...)`` looks once at which hooks and fields the section
-uses; calling it with an item returns the XML that follows the entry's
-``<priority>``. A bad image or video value is dropped (logged, images
-counted); an item whose ``extra_xml()`` cannot go into the file, or that is
-no news of the last two days in a news section, raises EntryRejected: the
-caller skips it.
-
-Images come from ``images_field``: a field of the model holding an image URL
-(CharField, URLField) or a file (FileField, ImageField, whose storage gives
-the URL), read from column rows as one more column and from instances as an
-attribute; or, as ``"photos__file"``, a reverse foreign key or many-to-many
-relation followed first, whose values are fetched for a chunk of rows in one
-query, never one query per row.
+A bad image or video value is dropped (logged, images counted); an item whose
+``extra_xml()`` cannot go into the file, or that is no news of the last two days
+in a news section, raises EntryRejected: the caller skips it. ``images_field``
+names a model field holding an image URL or a file (whose storage gives the URL),
+or, as ``"photos__file"``, one across a relation, fetched a chunk of rows at a
+time, never one query per row.
 """
 
 from __future__ import annotations
@@ -64,14 +57,10 @@ def overrides(sitemap: Sitemap, hook: str) -> bool:
     return getattr(type(sitemap), hook) is not getattr(Sitemap, hook)
 
 
-def is_news(sitemap: Sitemap) -> bool:
-    return overrides(sitemap, "news")
-
-
 def max_entries(sitemap: Sitemap) -> int:
     """The section's URLs per file: its ``limit``, at most 50,000, at most 1,000 for news."""
     limit = min(sitemap.limit, MAX_ENTRIES_PER_FILE)
-    return min(limit, MAX_NEWS_PER_FILE) if is_news(sitemap) else limit
+    return min(limit, MAX_NEWS_PER_FILE) if overrides(sitemap, "news") else limit
 
 
 def namespaces(sitemap: Sitemap) -> dict[str, str]:
@@ -83,7 +72,7 @@ def namespaces(sitemap: Sitemap) -> dict[str, str]:
         declared.setdefault("image", IMAGE_NS)
     if overrides(sitemap, "videos"):
         declared.setdefault("video", VIDEO_NS)
-    if is_news(sitemap):
+    if overrides(sitemap, "news"):
         declared.setdefault("news", NEWS_NS)
     return declared
 
@@ -91,7 +80,7 @@ def namespaces(sitemap: Sitemap) -> dict[str, str]:
 def news_window(sitemap: ModelSitemap, queryset: QuerySet[Any]) -> QuerySet[Any]:
     """``queryset`` narrowed to the last two days' articles, for a news section's ``news_date_field``."""
     field_name = sitemap.news_date_field
-    if field_name is None or not is_news(sitemap) or sitemap.model is None:
+    if field_name is None or not overrides(sitemap, "news") or sitemap.model is None:
         return queryset
     cutoff = timezone.now() - NEWS_WINDOW
     field = sitemap.model._meta.get_field(field_name)
@@ -143,15 +132,13 @@ def plain_file_prefix(field: models.Field[Any, Any]) -> str | None:
 class ImageReader:
     """Reads the image values of items; a related lookup's are fetched chunk by chunk."""
 
-    def __init__(self, sitemap: ModelSitemap, columns: bool, column: int | None) -> None:
-        """``columns``: items are column rows, holding the image at ``column`` (None: a
-        related lookup's)."""
+    def __init__(self, sitemap: ModelSitemap, column: int | None) -> None:
+        """``column``: where column rows hold the image (None: instances, or a related lookup)."""
         assert sitemap.images_field is not None
         assert sitemap.model is not None
         self.sitemap = sitemap
         self.lookup = sitemap.images_field
         self.related = "__" in self.lookup
-        self.columns = columns
         self.column = column
         self.to_url = url_of(target_field(sitemap))
         self.fetched: dict[Any, list[Any]] = {}
@@ -159,18 +146,13 @@ class ImageReader:
     def __call__(self, item: Any) -> list[Any]:
         """The image URLs of ``item`` (a column row or an instance)."""
         if self.related:
-            key = item[0] if self.columns else item.pk
+            key = item.pk if isinstance(item, models.Model) else item[0]
             values = self.fetched.get(key, [])
         elif self.column is not None:
             values = [item[self.column]]
         else:
-            values = [getattr(item, self.lookup.split("__")[0])]
-        urls = []
-        for value in values:
-            url = self.to_url(value)
-            if url:
-                urls.append(url)
-        return urls
+            values = [getattr(item, self.lookup)]
+        return [url for value in values if (url := self.to_url(value))]
 
     def prefetching(self, keyed: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
         """``keyed`` (key, item) pairs as they come, each chunk's images fetched first."""
@@ -210,7 +192,6 @@ class Extensions:
         tz: datetime.tzinfo,
         describe: Callable[[Any], str],
         image_at: int | None = None,
-        columns: bool = False,
     ) -> None:
         self.sitemap = sitemap
         self.base_url = base_url
@@ -218,11 +199,11 @@ class Extensions:
         self.images_dropped = 0
         field = images_field(sitemap)
         self.reader = (
-            None if field is None else ImageReader(sitemap, columns, image_at)  # type: ignore[arg-type]
+            None if field is None else ImageReader(sitemap, image_at)  # type: ignore[arg-type]
         )
         self.images = self.reader or (sitemap.images if overrides(sitemap, "images") else None)
         self.videos = VideoXml(base_url, tz) if overrides(sitemap, "videos") else None
-        self.news = is_news(sitemap)
+        self.news = overrides(sitemap, "news")
         self.now = timezone.now()
         self.tz = tz
         self.checker = (
@@ -232,10 +213,8 @@ class Extensions:
         # Whether only a plain image column is at work, which the fast loop writes itself.
         self.plain_column = (
             self.reader is not None
-            and self.reader.columns
-            and not self.reader.related
-            and not (self.videos or self.news or self.checker)
-            and not overrides(sitemap, "images")
+            and self.reader.column is not None
+            and not (self.videos or self.news or self.checker or overrides(sitemap, "images"))
         )
 
     def __call__(self, item: Any) -> str:

@@ -1,24 +1,19 @@
 """The fast loop: a model section's column rows written with string concatenation.
 
-A section reading column rows (it has a URL route, rows.py) spends most of
-its time in generic steps that, for ordinary rows, do nothing: filling a URL
-template, checking the location, escaping, converting and formatting a
-datetime. For a row whose one URL value is plain (``[A-Za-z0-9_-]``, which
-every built-in string converter accepts and nothing ever encodes or escapes,
-or a non-negative integer), whose lastmod is already in the site's time zone
-and whose changefreq, priority and image columns hold values no step changes,
-those steps reduce to concatenation, and this loop does exactly that. Every
-other row goes through the EntryFactory, the general path, so the bytes are
-the same either way (the tests compare both paths on awkward values).
+For a column row whose one URL value is plain (``[A-Za-z0-9_-]``, which every
+built-in string converter accepts and nothing encodes or escapes, or a
+non-negative integer), whose lastmod is already in the site's time zone and
+whose changefreq, priority and image columns hold values no step changes, the
+general path's steps (filling the URL template, the location rules, escaping,
+datetime formatting) reduce to concatenation. Every other row goes through the
+EntryFactory, so the bytes are the same either way (the tests compare both).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
@@ -63,16 +58,6 @@ _CHUNK = 2000
 RowDetails = Callable[[Sequence[Any]], str | None]
 
 
-@dataclass
-class RowsRead:
-    """What the rows a render read say, skipped ones included: how many, the newest lastmod,
-    and whether one had none (its lastmod column was NULL)."""
-
-    count: int = 0
-    newest: Lastmod | None = None
-    undated: bool = False
-
-
 class FastLoop:
     """Writes column rows into a writer; see the module docstring."""
 
@@ -80,13 +65,11 @@ class FastLoop:
         self.factory = factory
         self.layout = layout
         base_url = factory.context.locations.base_url
-        # A plain entry is head + value + middle + [<lastmod>] + details + end:
-        # the one <url> assembler's element, cut around what varies.
+        # A plain entry is head + value + middle + [<lastmod>] + details + end.
         element = url_element(f"{base_url}{parts[0]}\0{parts[1]}", "\1", "\2")
         self.head, rest = element.split("\0")
         self.middle, rest = rest.split("\1")
         self.end = rest.removeprefix("\2")
-        # The longest URL value a location may take.
         self.room = MAX_URL_LENGTH - len(base_url + "".join(parts))
         self.details = factory.changefreq_xml + factory.priority_xml
         self.row_details = row_details(factory, layout)
@@ -100,12 +83,11 @@ class FastLoop:
         # Rows whose URL's one value is a unique column cannot repeat a location:
         # locations are tracked only once a row of the general path came.
         self.tracking = not url_values_unique(sitemap)
-        self.read = RowsRead()
         self.newest: Lastmod | None = None
         self.utc_text = db_is_utc and factory.tz is datetime.UTC and factory.date_only is False
         self.newest_raw: Any = None
         self.newest_row: Sequence[Any] | None = None
-        self.entry = plain_entries(self, self.utc_text)
+        self.entry = plain_entries(self)
 
     @classmethod
     def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FastLoop | None:
@@ -117,7 +99,7 @@ class FastLoop:
             or template.parts is None
             or len(template.parts) != 2
             or type(template.converters[0]) not in _INT_CONVERTERS
-            or (factory.has_extra_xml and not factory.extensions.plain_column)
+            or (factory.extensions.active and not factory.extensions.plain_column)
         ):
             return None
         # The static parts must pass the location rules untouched.
@@ -132,22 +114,17 @@ class FastLoop:
     def render(
         self, rows: Iterable[Sequence[Any]], writer: UrlsetWriter
     ) -> tuple[Lastmod | None, Any]:
-        """Write ``rows``; returns (newest lastmod written, key of the first row that did not
-        fit). ``read`` then holds what the rows before that one said."""
-        factory, tz = self.factory, self.factory.tz
-        skipped = factory.skipped
+        """Write ``rows``: (newest lastmod written, key of the first row that did not fit)."""
         rows, overflow_key = iter(rows), None
         # A chunk whose every row is plain is written at once, by one comprehension
         # (a third of the loop's time); any other, row by row.
         while overflow_key is None and (chunk := list(islice(rows, _CHUNK))):
             if not self._all_plain(chunk, writer):
                 overflow_key = self._each(chunk, writer)
-        newest = self.newest
-        if self.newest_row is not None:
-            newest = later(newest, factory.lastmod(self.newest_row), tz)
-        self.read.count = writer.count + factory.skipped - skipped
-        self.read.newest = later(self.read.newest, newest, tz)
-        return newest, overflow_key
+        if self.newest_row is None:
+            return self.newest, overflow_key
+        factory = self.factory
+        return later(self.newest, factory.lastmod(self.newest_row), factory.tz), overflow_key
 
     def _all_plain(self, chunk: list[Sequence[Any]], writer: UrlsetWriter) -> bool:
         """Write ``chunk`` at once if every row is plain, dated by the database's UTC text,
@@ -171,10 +148,9 @@ class FastLoop:
     def _each(self, rows: list[Sequence[Any]], writer: UrlsetWriter) -> Any:
         """Write ``rows`` one by one; the key of the first that did not fit, or None."""
         column, entry = self.layout.lastmod, self.entry
-        # Plain entries gather here, within the room the writer has left, and
-        # are added together: a writer's call per row costs more than the row.
+        # Plain entries are added together: a writer's call per row costs more than the row.
         batch: list[str] = []
-        size, room, space = 0, writer.entries_left, writer.bytes_left
+        size, room, space = 0, writer.max_entries - writer.count, writer.max_bytes - writer.size
         newest_raw, newest_row, overflow_key = self.newest_raw, self.newest_row, None
         for row in rows:
             xml = entry(row)
@@ -184,7 +160,7 @@ class FastLoop:
                 if not self._general(row, writer):
                     overflow_key = row[0]
                     break
-                room, space = writer.entries_left, writer.bytes_left
+                room, space = writer.max_entries - writer.count, writer.max_bytes - writer.size
                 continue
             if self.tracking and self._repeated(row, xml, writer.locs):
                 continue
@@ -205,12 +181,9 @@ class FastLoop:
 
     def _general(self, row: Sequence[Any], writer: UrlsetWriter) -> bool:
         """Write the row by the general path (or skip it, logged); False when it did not fit."""
-        factory, column = self.factory, self.layout.lastmod
+        factory = self.factory
         xml = factory(row)
-        if column is not None and row[column] is None:
-            self.read.undated = True
         if xml is None:
-            self._read_skipped(row)
             return True
         if not self.tracking:
             # Its location, normalised, might be one a plain row wrote.
@@ -219,7 +192,6 @@ class FastLoop:
         loc = factory.last_loc
         if loc in writer.locs:
             factory.skip_duplicate(row, loc)
-            self._read_skipped(row)
             return True
         if not writer.add_xml(xml):
             return False
@@ -228,22 +200,13 @@ class FastLoop:
         return True
 
     def _repeated(self, row: Sequence[Any], xml: str, locs: set[str]) -> bool:
-        """Whether the plain row's location is listed already (the row is skipped); else it is
-        now."""
+        """Whether the plain row's location is listed already (then skipped); else it is now."""
         loc = xml[_LOC_AT : xml.index("</loc>", _LOC_AT)]
         if loc in locs:
             self.factory.skip_duplicate(row, loc)
-            self._read_skipped(row)
             return True
         locs.add(loc)
         return False
-
-    def _read_skipped(self, row: Sequence[Any]) -> None:
-        """Count a skipped row's lastmod among those read (see RowsRead)."""
-        if self.layout.lastmod is None:
-            return
-        with contextlib.suppress(TypeError, ValueError):  # a lastmod the general path refused
-            self.read.newest = later(self.read.newest, self.factory.lastmod(row), self.factory.tz)
 
 
 def _plain_chunk(
@@ -288,22 +251,14 @@ def _alike_utc_texts(texts: str, count: int) -> bool:
     )
 
 
-def plain_entries(loop: FastLoop, utc_text: bool) -> Callable[[Sequence[Any]], str | None]:
+def plain_entries(loop: FastLoop) -> Callable[[Sequence[Any]], str | None]:
     """``loop``'s entry of a plain row, None for a row the general path must write: one
-    function with everything it reads bound, as it runs once per row.
-
-    ``utc_text``: lastmods come as the database's text of UTC datetimes, sliced
-    here where they have one of SQLite's and MySQL's lengths (else lastmod_text()).
-    """
-    head, middle, end, room, read = loop.head, loop.middle, loop.end, loop.room, loop.read
-    column, constant, row_details, text_of = (
-        loop.layout.lastmod,
-        loop.details,
-        loop.row_details,
-        loop.lastmod_text,
-    )
-    text_values, plain = loop.text_values, _PLAIN_VALUE
-    sliced = frozenset({19, 26} if utc_text else ())
+    function with everything it reads bound, as it runs once per row. The database's text
+    of a UTC datetime of SQLite's and MySQL's lengths is sliced here (else lastmod_text())."""
+    head, middle, end, room = loop.head, loop.middle, loop.end, loop.room
+    column, constant, row_details = loop.layout.lastmod, loop.details, loop.row_details
+    text_of, text_values, plain = loop.lastmod_text, loop.text_values, _PLAIN_VALUE
+    sliced = frozenset({19, 26} if loop.utc_text else ())
 
     def entry(row: Sequence[Any]) -> str | None:
         value = row[1]
@@ -319,7 +274,6 @@ def plain_entries(loop: FastLoop, utc_text: bool) -> Callable[[Sequence[Any]], s
         if raw.__class__ is str and len(raw) in sliced and raw[10] == " ":
             text = f"{raw[:10]}T{raw[11:19]}+00:00"
         elif raw is None:
-            read.undated = read.undated or column is not None
             return f"{head}{value}{middle}{details}{end}"
         elif (text := text_of(raw)) is None:
             return None
@@ -369,8 +323,7 @@ def row_details(factory: EntryFactory, layout: RowLayout) -> RowDetails | None:
 
 
 def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], str | None]:
-    """Format a raw database lastmod (not None) cheaply, or return None to defer to the general
-    path."""
+    """Format a raw database lastmod (not None) cheaply; None defers to the general path."""
     tz = factory.tz
     text_ok = db_is_utc and tz is datetime.UTC
     date_only = factory.date_only
@@ -379,9 +332,7 @@ def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], s
         if date_only:
             return None
         if raw.__class__ is str:
-            # The database's text of a UTC datetime: "YYYY-MM-DD HH:MM:SS"
-            # with six fractional digits or none (SQLite, MySQL), or any number
-            # of them and "+00" (PostgreSQL in a UTC session).
+            # The database's text of a UTC datetime (PostgreSQL's ends in "+00").
             if (
                 text_ok
                 and len(raw) >= 19
@@ -406,11 +357,8 @@ def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], s
 
 def image_xml(factory: EntryFactory) -> Callable[[Any], str | None] | None:
     """For a plain image column: its value -> the entry's image element ("" for none), or
-    None for the general path; None when the column's values are never plain.
-
-    A plain value is a path (or a local storage's file name) of characters no
-    step changes, so prefixing what the general path makes of a probe's
-    directory is all it would do.
+    None for the general path; None when the column's values are never plain. A plain value
+    (a path, a local storage's file name) needs only the prefix the general path gives a probe.
     """
     if not factory.extensions.plain_column:
         return None

@@ -1,21 +1,13 @@
 """Reading a model section's rows: model instances, or tuples of just the columns its URLs need.
 
-A section names its URL pattern (``url_name`` + ``url_kwargs``), or its
-model's ``get_absolute_url()`` is read as one (_reversing.py) when the class
-leaves every per-row value to columns: its URL route. It then reads *column
-rows* (``values_list()`` of the key, the URL's fields, then lastmod,
-changefreq, priority and image where they come from columns: RowLayout) and
-fills the pattern without an instance per row. One without a route reads
-instances and asks each for its ``location()``.
-
-A ``reverse()`` call costs more than everything else a sitemap does for a
-URL. UrlTemplate reverses the pattern once with placeholder values; each row
-then only runs the converters Django would run, checks the value against the
-converter's regex as ``reverse()`` does, and quotes it the same way: the
-string ``reverse()`` returns, byte for byte (the tests compare them on
-awkward values), or NoReverseMatch where ``reverse()`` raises it. Patterns
-whose converters cannot be known (``re_path`` groups, a name used by several
-patterns) fall back to calling ``reverse()`` for every row.
+A section with a URL route (its ``url_name``, or ``get_absolute_url()`` read as
+one, _reversing.py) reads *column rows* (RowLayout) and fills the pattern
+without an instance per row; one without reads instances and asks each for its
+``location()``. A ``reverse()`` call costs more than everything else a sitemap
+does for a URL: UrlTemplate reverses the pattern once with placeholders, then
+per row runs the converters, checks and quotes as ``reverse()`` does, byte for
+byte (the tests compare them), falling back to ``reverse()`` per row where the
+converters cannot be known (``re_path`` groups, a name used by several patterns).
 """
 
 from __future__ import annotations
@@ -60,12 +52,10 @@ def find_converters(url_name: str) -> dict[str, Any] | None:
         for pattern in patterns:
             own = dict(getattr(pattern.pattern, "converters", {}))
             if isinstance(pattern, URLResolver):
-                if pattern.namespace:
-                    if not remaining or pattern.namespace != remaining[0]:
-                        continue
-                    walk(pattern.url_patterns, remaining[1:], {**converters, **own})
-                else:
+                if not pattern.namespace:
                     walk(pattern.url_patterns, remaining, {**converters, **own})
+                elif remaining and pattern.namespace == remaining[0]:
+                    walk(pattern.url_patterns, remaining[1:], {**converters, **own})
             elif isinstance(pattern, URLPattern) and pattern.name == name and not remaining:
                 found.append({**converters, **own})
 
@@ -166,9 +156,7 @@ class UrlRoute:
 
     def template(self) -> UrlTemplate:
         """The pattern reversed once (in the active language)."""
-        if self.kwargs is None:
-            return UrlTemplate(self.url_name, len(self.fields))
-        return UrlTemplate(self.url_name, self.kwargs)
+        return UrlTemplate(self.url_name, len(self.fields) if self.kwargs is None else self.kwargs)
 
 
 def url_route(sitemap: ModelSitemap) -> UrlRoute | None:
@@ -223,12 +211,10 @@ def route_report(sitemap: Sitemap) -> tuple[bool, str] | None:
     if sitemap.url_name is not None:
         return True, f"URL pattern {sitemap.url_name!r} (url_name)"
     derived = derivation(sitemap)
-    if isinstance(derived, Derived):
-        return (
-            True,
-            f"URL pattern {derived.url_name!r} read from get_absolute_url() ({derived.where})",
-        )
-    return False, f"location() per row: {derived.describe()}"
+    if isinstance(derived, Refused):
+        return False, f"location() per row: {derived.describe()}"
+    where = f"read from get_absolute_url() ({derived.where})"
+    return True, f"URL pattern {derived.url_name!r} {where}"
 
 
 def image_column(sitemap: Sitemap) -> str | None:
@@ -251,12 +237,9 @@ def reads_columns(sitemap: ModelSitemap) -> bool:
 
 @dataclass(frozen=True)
 class RowLayout:
-    """Where each value sits in a section's column rows, settled once per render.
-
-    Rows stay the cursor's tuples (the fast loop reads millions of them): the
-    key at 0, the values filling the URL at 1 to ``url_values``, then each
-    column a class names, at its index here (None: not read).
-    """
+    """Where each value sits in a section's column rows (the cursor's tuples): the key at 0,
+    the URL's values at 1 to ``url_values``, then each column at its index here (None: not
+    read)."""
 
     columns: tuple[str, ...]
     url_values: int
@@ -270,8 +253,7 @@ class RowLayout:
 
 
 def row_layout(sitemap: ModelSitemap) -> RowLayout:
-    """The layout of ``sitemap``'s column rows: key, URL values, lastmod, changefreq, priority,
-    image, each where the section reads it."""
+    """The layout of ``sitemap``'s column rows."""
     route = url_route(sitemap)
     assert route is not None
     columns = ["pk", *route.fields]
@@ -352,11 +334,8 @@ def page_rows(
     layout = row_layout(sitemap)
     columns: list[Any] = list(layout.columns)
     if layout.lastmod is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
-        # Read lastmod as the database's text: the drivers' own datetime
-        # parsing (SQLite's regex converter, psycopg's Python time-zone
-        # loader) costs more per row than writing the whole <url>;
-        # raw_lastmod_converter parses the text (and the fast loop
-        # mostly just slices it).
+        # Read lastmod as text: the drivers' datetime parsing costs more per row than writing
+        # the whole <url>; raw_lastmod_converter parses it (and the fast loop slices it).
         columns[layout.lastmod] = Cast(columns[layout.lastmod], TextField())
     return iterate_rows(
         rows.values_list(*columns)[: limit or pages.limit + 1],
@@ -389,12 +368,8 @@ def database_is_utc(sitemap: ModelSitemap) -> bool:
 def raw_lastmod_converter(
     field: models.Field[Any, Any], connection: BaseDatabaseWrapper
 ) -> Callable[[Any], Lastmod | None]:
-    """Turn the database's raw value of a date/datetime column into a Python value.
-
-    Does what the backends' own converters do (SQLite hands out text, MySQL
-    naive datetimes, PostgreSQL aware ones), without their per-row settings
-    lookups, which cost more than writing the XML.
-    """
+    """Turn the database's raw value of a date/datetime column into a Python value, as the
+    backends' converters do without their per-row settings lookups (costlier than the XML)."""
     if isinstance(field, models.DateTimeField):
         zone = connection.timezone if settings.USE_TZ else None
         parse_datetime = datetime.datetime.fromisoformat

@@ -1,5 +1,6 @@
 """Paging and rendering one section: a model section is paged by key ranges (pages.py)
-and read per page (rows.py); any other section is a list, cut by rendering its entries."""
+and read per page (rows.py); any other section is a list, cut by rendering its entries;
+an ``i18n`` section's items are written in each of their languages (entries.py)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,15 @@ from django.db.models import Count, Max, QuerySet
 
 from django_sitemapkit._compat import ContribUrlsSection
 from django_sitemapkit._engine import rows
-from django_sitemapkit._engine.alternates import LanguageEntries, write_language_entries
 from django_sitemapkit._engine.entries import (
     EntryFactory,
+    LanguageEntries,
     RenderContext,
     entry_factory,
     new_writer,
     section_context,
     url_infos,
+    write_language_entries,
 )
 from django_sitemapkit._engine.fastloop import FastLoop
 from django_sitemapkit._engine.internals import CHUNK_SIZE

@@ -1,11 +1,9 @@
 """The one XML writer behind every sitemap and index, served or built.
 
-Entries arrive as text, formatted with plain string operations (no template
-engine, no DOM) by ``url_element()``: that is what keeps millions of URLs
-cheap. Each writer enforces the
-protocol's per-file limits itself -- 50,000 entries and 52,428,800 bytes
-*uncompressed* -- and tells the caller when the next entry does not fit, so
-no code path can produce an oversized file.
+Entries arrive as text made with plain string operations (no template engine,
+no DOM): that keeps millions of URLs cheap. Each writer enforces the protocol's
+per-file limits (50,000 entries, 52,428,800 bytes uncompressed) and tells the
+caller when the next entry does not fit, so no code path can write an oversized file.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from typing import Any
 from xml.sax.saxutils import unescape
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -20,7 +19,6 @@ MAX_ENTRIES_PER_FILE = 50_000
 MAX_BYTES_PER_FILE = 52_428_800
 
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
-
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
@@ -56,11 +54,8 @@ class IndexFull(Exception):
 
 
 def priority_value(value: object) -> float:
-    """``value`` as a sitemaps.org priority, taken as contrib takes it: a number or its text.
-
-    ``0.6``, ``Decimal("0.6")`` and ``"0.6"`` are 0.6. Raises ValueError saying
-    what is wrong: not a number, or not from 0.0 to 1.0.
-    """
+    """``value`` (``0.6``, ``Decimal("0.6")``, ``"0.6"``) as a priority, taken as contrib takes
+    it; ValueError saying what is wrong: not a number, or not from 0.0 to 1.0."""
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
         raise ValueError(f"{value!r} is not a number")
     try:
@@ -73,10 +68,8 @@ def priority_value(value: object) -> float:
 
 
 def changefreq_value(value: object) -> str:
-    """``value`` as sitemaps.org writes a changefreq: ``"Daily"`` and ``" weekly"`` are taken.
-
-    Raises ValueError saying what is wrong.
-    """
+    """``value`` as sitemaps.org writes a changefreq (``"Daily"``, ``" weekly"`` are taken);
+    ValueError saying what is wrong."""
     if isinstance(value, str) and (text := value.strip().lower()) in CHANGEFREQS:
         return text
     raise ValueError(f"{value!r} is not one of {', '.join(sorted(CHANGEFREQS))}")
@@ -101,13 +94,21 @@ _ENCODE_EVERY = 1000
 
 
 class _FileWriter:
+    """One file's entries under ``root_open``/``root_close``; ``stylesheet``: the href of the
+    XSL a browser shows the file with."""
+
     root_open: str
     root_close: str
 
-    def __init__(self, *, max_entries: int, max_bytes: int, stylesheet: str | None = None) -> None:
-        self.max_entries = max_entries
+    def __init__(
+        self,
+        *,
+        max_entries: int = MAX_ENTRIES_PER_FILE,
+        max_bytes: int = MAX_BYTES_PER_FILE,
+        stylesheet: str | None = None,
+    ) -> None:
+        self.max_entries = min(max_entries, MAX_ENTRIES_PER_FILE)
         self.max_bytes = max_bytes
-        # ``stylesheet``: the href of the XSL a browser shows the file with.
         self.head = XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open
         # Entries are kept as text and encoded a thousand at a time: one call each,
         # and never the whole file as text and as bytes at once.
@@ -117,14 +118,6 @@ class _FileWriter:
         # Sizes are counted in UTF-8 bytes as entries arrive.
         self.size = len(self.head) + len(self.root_close)
         self.count = 0
-
-    @property
-    def entries_left(self) -> int:
-        return self.max_entries - self.count
-
-    @property
-    def bytes_left(self) -> int:
-        return self.max_bytes - self.size
 
     def add_xml(self, xml: str, entries: int = 1) -> bool:
         """Append serialised entries (one, or ``entries`` of one item); False, and nothing
@@ -168,39 +161,22 @@ class _FileWriter:
 
 
 class UrlsetWriter(_FileWriter):
-    """Writes one ``<urlset>`` file.
+    """Writes one ``<urlset>`` declaring the extension ``namespaces`` (prefix: URI)."""
 
-    ``namespaces`` maps prefixes to URIs of extension namespaces declared on
-    the root element, for the extension elements of entries (``Sitemap.extra_xml``).
-    """
+    root_close = "</urlset>\n"
 
-    def __init__(
-        self,
-        *,
-        max_entries: int = MAX_ENTRIES_PER_FILE,
-        max_bytes: int = MAX_BYTES_PER_FILE,
-        namespaces: Mapping[str, str] | None = None,
-        stylesheet: str | None = None,
-    ) -> None:
+    def __init__(self, *, namespaces: Mapping[str, str] | None = None, **limits: Any) -> None:
         declarations = "".join(
             f' xmlns:{prefix}="{escape(uri)}"' for prefix, uri in sorted((namespaces or {}).items())
         )
         self.root_open = f'<urlset xmlns="{SITEMAP_NS}"{declarations}>\n'
-        self.root_close = "</urlset>\n"
         # The locations written so far: callers skip a URL the file lists already.
         self.locs: set[str] = set()
-        super().__init__(
-            max_entries=min(max_entries, MAX_ENTRIES_PER_FILE),
-            max_bytes=max_bytes,
-            stylesheet=stylesheet,
-        )
+        super().__init__(**limits)
 
     def written_locs(self) -> set[str]:
-        """Every location written so far, read back from the file's own text.
-
-        For a caller that did not keep ``locs`` while it knew its locations
-        could not repeat, and now meets one that might.
-        """
+        """Every location written so far, read back from the file's text: for a caller that
+        kept no ``locs`` while its locations could not repeat, and now meets one that might."""
         text = b"".join(self._encoded).decode() + "".join(self._entries)
         return {unescape(loc, _QUOTES) for loc in _LOC.findall(text)}
 
@@ -215,19 +191,6 @@ class IndexWriter(_FileWriter):
 
     root_open = f'<sitemapindex xmlns="{SITEMAP_NS}">\n'
     root_close = "</sitemapindex>\n"
-
-    def __init__(
-        self,
-        *,
-        max_entries: int = MAX_ENTRIES_PER_FILE,
-        max_bytes: int = MAX_BYTES_PER_FILE,
-        stylesheet: str | None = None,
-    ) -> None:
-        super().__init__(
-            max_entries=min(max_entries, MAX_ENTRIES_PER_FILE),
-            max_bytes=max_bytes,
-            stylesheet=stylesheet,
-        )
 
     def add(self, loc: str, lastmod: str | None = None) -> None:
         xml = f"<sitemap><loc>{escape(loc)}</loc>"

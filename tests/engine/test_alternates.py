@@ -1,4 +1,4 @@
-"""Entries of i18n sections: each item in each of its languages, with alternates (alternates.py)."""
+"""Entries of i18n sections: each item in each of its languages, with alternates (entries.py)."""
 
 from __future__ import annotations
 

@@ -56,6 +56,6 @@ def test_only_a_local_storage_has_a_plain_prefix() -> None:
 
 
 def test_column_rows_read_their_image_column() -> None:
-    reader = ImageReader(Covers(), True, 2)
+    reader = ImageReader(Covers(), 2)
     assert reader((1, "slug", "/a.jpg")) == ["/a.jpg"]
     assert reader((1, "slug", "")) == []
