@@ -1,13 +1,6 @@
-"""The app's system checks, registered in ``AppConfig.ready()``: the settings, the
-sites, the index's directory and (under ``check --deploy``) how model sections
-make their URLs. docs/checks.md lists every id.
-
-Each registered object checks itself, as admin's ``ModelAdmin.check()`` does:
-a section's own checks are its ``Sitemap.check()`` (_sitemapchecks.py), a
-site's ``SitemapSite.check()``. No check reads the database: E014 for a
-section whose URLs only rows can tell is made by ``sitemapkit_build``, on its
-first row.
-"""
+"""The app's system checks (docs/checks.md lists the ids); a section checks itself in
+``Sitemap.check()``, a site in ``SitemapSite.check()``. No check reads the database:
+``sitemapkit_build`` reports E014 of a section only rows can tell, at its first row."""
 
 from __future__ import annotations
 

@@ -20,14 +20,12 @@ from django_sitemapkit._protocol.writer import (
 )
 from django_sitemapkit._reversing import site_languages
 
-# Section names appear in file names and URLs (``sitemap-<section>-<page>.xml``),
-# so they are restricted to characters that need no escaping anywhere.
+# Names go into file names and URLs: only characters that need no escaping anywhere.
 SECTION_NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 _OWN_CLASSES_MODULE = "django_sitemapkit._sitemaps"
 
 
 def describe(sitemap: Any) -> str:
-    """How messages name a registered section."""
     return f"Sitemap section {sitemap.name!r} ({type(sitemap).__qualname__})"
 
 
