@@ -93,7 +93,7 @@ class ContribModelSection(ModelSitemap):
     checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
 
     def items(self) -> QuerySet[Any]:
-        return self.contrib.items()  # type: ignore[no-any-return]
+        return self.contrib.items()
 
     def get_languages(self) -> list[str]:
         return list(self.contrib._languages())  # type: ignore[attr-defined]

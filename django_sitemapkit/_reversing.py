@@ -159,9 +159,7 @@ class _Reader:
         ):
             raise _Stop(node, "arguments other than self")
         self.self_name = arguments.args[0].arg
-        body = list(node.body)
-        if body and _is_docstring(body[0]):
-            body = body[1:]
+        body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
         if not body:
             raise _Stop(node, "no return statement")
         statement = body[0]
@@ -261,9 +259,7 @@ class _Reader:
             return None if owner is None else getattr(owner, node.attr, None)
         if not isinstance(node, ast.Name) or node.id in self.method.__code__.co_freevars:
             return None
-        if node.id in self.method.__globals__:
-            return self.method.__globals__[node.id]
-        return getattr(builtins, node.id, None)
+        return self.method.__globals__.get(node.id, getattr(builtins, node.id, None))
 
 
 def _url_name(call: ast.Call, keywords: dict[str, ast.expr]) -> str:
@@ -277,14 +273,6 @@ def _url_name(call: ast.Call, keywords: dict[str, ast.expr]) -> str:
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
         raise _Stop(node, "a URL name that is not a string literal")
     return node.value
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
 
 
 def _statement_reason(node: ast.stmt) -> str:

@@ -64,8 +64,20 @@ def text(value: object, *, max_length: int | None = None, required: bool = True)
 
 def absolute_url(raw: object, base_url: str) -> str:
     """``raw`` as an escaped absolute URI; a path is on ``base_url``, a host may differ (CDN)."""
-    scheme, rest = _scheme_and_rest(as_string(raw).strip(), base_url)
-    authority, rest = split_authority(rest)
+    value = as_string(raw).strip()
+    if _NOT_XML.search(value):
+        raise ValueError("contains characters XML cannot hold")
+    if value.startswith("//"):
+        value = f"{base_url.partition(':')[0]}:{value}"
+    elif value.startswith("/"):
+        value = base_url + value
+    match = _SCHEME(value)
+    if match is None or not value.startswith("//", match.end()):
+        raise ValueError("not a URL: must start with '/' or 'http(s)://'")
+    scheme = match.group(1).lower()
+    if scheme not in DEFAULT_PORTS:
+        raise ValueError(f"unsupported scheme {scheme!r}")
+    authority, rest = split_authority(value[match.end() + 2 :])
     try:
         netloc = normalise_authority(authority, scheme)
         path, query = split_rest(rest)
@@ -77,22 +89,6 @@ def absolute_url(raw: object, base_url: str) -> str:
     if len(url) > MAX_URL_LENGTH:
         raise ValueError(f"longer than {MAX_URL_LENGTH} characters")
     return escape(url)
-
-
-def _scheme_and_rest(value: str, base_url: str) -> tuple[str, str]:
-    if _NOT_XML.search(value):
-        raise ValueError("contains characters XML cannot hold")
-    if value.startswith("/") and not value.startswith("//"):
-        value = base_url + value
-    elif value.startswith("//"):
-        value = f"{base_url.partition(':')[0]}:{value}"
-    match = _SCHEME(value)
-    if match is None or not value.startswith("//", match.end()):
-        raise ValueError("not a URL: must start with '/' or 'http(s)://'")
-    scheme = match.group(1).lower()
-    if scheme not in DEFAULT_PORTS:
-        raise ValueError(f"unsupported scheme {scheme!r}")
-    return scheme, value[match.end() + 2 :]
 
 
 def w3c_date(value: object, tz: datetime.tzinfo) -> str:

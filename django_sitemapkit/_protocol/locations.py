@@ -275,7 +275,7 @@ class LocationBuilder:
         self._origin_len = len(self._origin)
         self._strip = frozenset(name.lower() for name in strip_params)
         # _normalise() needs a directory before it can normalise directory_url.
-        self._directory = self.base_url + "/"
+        self.directory_url = self.base_url + "/"
         if directory_url is not None:
             if "?" in directory_url or "#" in directory_url:
                 raise ValueError("directory_url must not contain a query string or fragment")
@@ -284,12 +284,8 @@ class LocationBuilder:
             except InvalidLocation as exc:
                 raise ValueError(f"invalid directory_url {directory_url!r}: {exc}") from None
             # Without its slash, "/shopping/" would pass as inside "/shop".
-            self._directory = directory if directory.endswith("/") else directory + "/"
-        self._directory_is_base = self._directory == self.base_url + "/"
-
-    @property
-    def directory_url(self) -> str:
-        return self._directory
+            self.directory_url = directory if directory.endswith("/") else directory + "/"
+        self._directory_is_base = self.directory_url == self.base_url + "/"
 
     def with_scheme(self, scheme: str) -> LocationBuilder:
         if scheme == self._scheme:
@@ -297,7 +293,7 @@ class LocationBuilder:
         swap = len(self._scheme)
         return LocationBuilder(
             scheme + self.base_url[swap:],
-            directory_url=scheme + self._directory[swap:],
+            directory_url=scheme + self.directory_url[swap:],
             strip_params=self._strip,
         )
 
@@ -310,7 +306,7 @@ class LocationBuilder:
                 url = self.base_url + raw
                 # base_url + "/..." is inside the default directory by construction.
                 if len(url) <= MAX_URL_LENGTH and (
-                    self._directory_is_base or url.startswith(self._directory)
+                    self._directory_is_base or url.startswith(self.directory_url)
                 ):
                     return url
             elif (
@@ -319,12 +315,12 @@ class LocationBuilder:
                 and "/." not in raw
                 and len(raw) <= MAX_URL_LENGTH
                 # An absolute URL may lie outside the base prefix: always test.
-                and raw.startswith(self._directory)
+                and raw.startswith(self.directory_url)
             ):
                 return raw
         url = self._normalise(raw)
-        if not url.startswith(self._directory):
-            raise InvalidLocation(f"outside the sitemap directory {self._directory}")
+        if not url.startswith(self.directory_url):
+            raise InvalidLocation(f"outside the sitemap directory {self.directory_url}")
         if len(url) > MAX_URL_LENGTH:
             raise InvalidLocation(f"longer than {MAX_URL_LENGTH} characters")
         return url
