@@ -55,13 +55,11 @@ def _representable(value: datetime.datetime, *, keep_wall_clock: bool) -> dateti
         microseconds=(total_us + _MINUTE_US // 2) // _MINUTE_US * _MINUTE_US
     )
     if abs(rounded) > _MAX_OFFSET:
-        if keep_wall_clock:
-            return value.replace(tzinfo=_UTC)
-        return value.astimezone(_UTC)
+        return value.replace(tzinfo=_UTC) if keep_wall_clock else value.astimezone(_UTC)
+    zone = datetime.timezone(rounded)
     if keep_wall_clock:
-        return value.replace(tzinfo=datetime.timezone(rounded))
-    wall = value.replace(tzinfo=None) - offset + rounded
-    return wall.replace(tzinfo=datetime.timezone(rounded))
+        return value.replace(tzinfo=zone)
+    return (value.replace(tzinfo=None) - offset + rounded).replace(tzinfo=zone)
 
 
 def is_w3c_datetime(text: str) -> bool:
