@@ -1,13 +1,6 @@
-"""The app's system checks, registered in ``AppConfig.ready()``: the settings, the
-sites, the index's directory and (under ``check --deploy``) how model sections
-make their URLs. docs/checks.md lists every id.
-
-Each registered object checks itself, as admin's ``ModelAdmin.check()`` does:
-a section's own checks are its ``Sitemap.check()`` (_sitemapchecks.py), a
-site's ``SitemapSite.check()``. No check reads the database: E014 for a
-section whose URLs only rows can tell is made by ``sitemapkit_build``, on its
-first row.
-"""
+"""The app's system checks (docs/checks.md lists the ids); a section checks itself in
+``Sitemap.check()``, a site in ``SitemapSite.check()``. No check reads the database:
+``sitemapkit_build`` reports E014 of a section only rows can tell, at its first row."""
 
 from __future__ import annotations
 
@@ -37,68 +30,43 @@ from django_sitemapkit._sites import registered_sites
 def check_settings(
     app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    errors: list[CheckMessage] = []
     raw = getattr(settings, SETTINGS_NAME, {})
     if not isinstance(raw, dict):
-        return [
-            Error(
-                f"settings.{SETTINGS_NAME} must be a dict, not {type(raw).__name__}.",
-                hint='SITEMAPKIT = {"BASE_URL": "https://www.example.com"}',
-                id="sitemapkit.E010",
-            )
-        ]
-    for key in sorted(set(raw) - set(DEFAULTS)):
-        errors.append(
-            Error(
-                f"Unknown key {key!r} in settings.{SETTINGS_NAME}.",
-                hint="Known keys: " + ", ".join(sorted(DEFAULTS)) + ".",
-                id="sitemapkit.E003",
-            )
-        )
+        message = f"settings.{SETTINGS_NAME} must be a dict, not {type(raw).__name__}."
+        hint = 'SITEMAPKIT = {"BASE_URL": "https://www.example.com"}'
+        return [Error(message, hint=hint, id="sitemapkit.E010")]
+    known = "Known keys: " + ", ".join(sorted(DEFAULTS)) + "."
+    errors: list[CheckMessage] = [
+        Error(f"Unknown key {key!r} in settings.{SETTINGS_NAME}.", hint=known, id="sitemapkit.E003")
+        for key in sorted(set(raw) - set(DEFAULTS))
+    ]
     if raw.get("INDEX_LINKS_GZIP") and raw.get("GZIP") is False:
-        errors.append(
-            Error(
-                "INDEX_LINKS_GZIP names .xml.gz files in the index, but GZIP = False means "
-                "sitemapkit_build does not write them.",
-                hint="Set GZIP = True, or INDEX_LINKS_GZIP = False.",
-                id="sitemapkit.E011",
-            )
+        message = (
+            "INDEX_LINKS_GZIP names .xml.gz files in the index, but GZIP = False means "
+            "sitemapkit_build does not write them."
         )
+        hint = "Set GZIP = True, or INDEX_LINKS_GZIP = False."
+        errors.append(Error(message, hint=hint, id="sitemapkit.E011"))
     storage = raw.get("STORAGE")
     if storage is not None and storage not in settings.STORAGES:
-        errors.append(
-            Error(
-                f"SITEMAPKIT['STORAGE'] names {storage!r}, which is not in settings.STORAGES.",
-                hint="Name a STORAGES alias, or None for the local BUILD_DIR.",
-                id="sitemapkit.E012",
-            )
-        )
+        message = f"SITEMAPKIT['STORAGE'] names {storage!r}, which is not in settings.STORAGES."
+        hint = "Name a STORAGES alias, or None for the local BUILD_DIR."
+        errors.append(Error(message, hint=hint, id="sitemapkit.E012"))
     cache_alias = raw.get("CACHE_ALIAS", "default")
     if cache_alias not in settings.CACHES:
-        errors.append(
-            Error(
-                f"SITEMAPKIT['CACHE_ALIAS'] names {cache_alias!r}, which is not in settings.CACHES.",
-                id="sitemapkit.E013",
-            )
+        message = (
+            f"SITEMAPKIT['CACHE_ALIAS'] names {cache_alias!r}, which is not in settings.CACHES."
         )
-    errors.extend(_check_indexnow(raw))
-    if raw.get("SITES"):
-        errors.extend(_check_sites_setting())
-    else:
-        errors.extend(_check_base_url(raw))
-    return errors
-
-
-def _check_indexnow(raw: dict[str, Any]) -> list[CheckMessage]:
+        errors.append(Error(message, id="sitemapkit.E013"))
     hint = 'INDEXNOW = {"KEY": "<8 to 128 of a-zA-Z0-9->"}, or None to turn IndexNow off.'
-    return [
+    errors += [
         Error(problem, hint=hint, id="sitemapkit.E022")
         for problem in config_problems(raw.get("INDEXNOW"))
     ]
+    return errors + (_check_sites_setting() if raw.get("SITES") else _check_base_url(raw))
 
 
 def _check_sites_setting() -> list[CheckMessage]:
-    """E020: SITES malformed; E021: a site lists a section no one registered."""
     try:
         sites = configured_sites()
     except SitesError as exc:
@@ -163,7 +131,7 @@ def check_sites(
 def check_index_directory(
     app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    """E014: sections whose URLs the index's directory cannot list, as far as known without rows."""
+    """E014: sections whose URLs the index's directory cannot list, as known without rows."""
     errors: list[CheckMessage] = []
     for site in registered_sites():
         for config in _base_urls():
@@ -201,9 +169,7 @@ def _base_urls() -> list[SiteConfig | None]:
 def check_url_routes(
     app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    """I001: a model section calls location() per row (much slower on large tables);
-    I002: it fills its URL pattern, once reversed. I001 names the line of a
-    ``get_absolute_url()`` that could not be read as a pattern."""
+    """I001: a model section calls location() per row (slow); I002: it fills a URL pattern."""
     messages: list[CheckMessage] = []
     for site in registered_sites():
         for sitemap in site:

@@ -1,11 +1,6 @@
-"""The contrib drop-in: ``django.contrib.sitemaps`` classes registered as they are.
-
-A project moving over keeps its ``sitemaps.py``: its ``Sitemap`` subclasses and
-``GenericSitemap`` instances become sections reading them through contrib's own
-API, so they list what contrib's views list. A class that builds its entries in
-``get_urls()`` or ``_urls()`` (Wagtail's does) is listed from what its
-``get_urls()`` returns, page by page.
-"""
+"""``django.contrib.sitemaps`` classes registered as they are: sections reading them through
+contrib's API list what contrib's views list; a class building its entries in ``get_urls()``
+or ``_urls()`` (Wagtail's) is listed from what its ``get_urls()`` returns, page by page."""
 
 from __future__ import annotations
 
@@ -63,9 +58,8 @@ class ContribChecks(SitemapChecks):
         return [*super().check(sitemap), *unused_hooks(sitemap)]
 
 
-class ContribModelChecks(ModelSitemapChecks):
-    def check(self, sitemap: Any) -> list[CheckMessage]:
-        return [*super().check(sitemap), *unused_hooks(sitemap)]
+class ContribModelChecks(ContribChecks, ModelSitemapChecks):
+    pass
 
 
 class ContribSection(Sitemap):
@@ -75,8 +69,7 @@ class ContribSection(Sitemap):
     checks_class: ClassVar[type[SitemapChecks]] = ContribChecks
 
     def items(self) -> Sequence[Any] | QuerySet[Any]:
-        items: Sequence[Any] | QuerySet[Any] = self.contrib.items()  # type: ignore[assignment]
-        return items
+        return self.contrib.items()  # type: ignore[return-value]
 
     def location(self, item: Any) -> str:
         # contrib reads location, like lastmod, as a method or a value.
@@ -100,22 +93,15 @@ class ContribModelSection(ModelSitemap):
     checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
 
     def items(self) -> QuerySet[Any]:
-        items: QuerySet[Any] = self.contrib.items()
-        return items
+        return self.contrib.items()
 
     def get_languages(self) -> list[str]:
         return list(self.contrib._languages())  # type: ignore[attr-defined]
 
 
 class ContribUrlsSection(ContribSection):
-    """A section listing what ``contrib.get_urls()`` returns, one contrib page a file.
-
-    For classes that build their entries in ``get_urls()`` or ``_urls()``:
-    each entry is contrib's dict (``location``, ``lastmod``, ``changefreq``,
-    ``priority``, ``alternates``), written with every protocol rule on top
-    (_engine/entries.py). ``items()`` and ``location()`` stay contrib's,
-    for what reads the items themselves (which model, a sample location).
-    """
+    """Lists contrib's ``get_urls()`` dicts, one contrib page a file, with every protocol rule
+    on top (_engine/entries.py); ``items()`` and ``location()`` stay for what reads items."""
 
     # The alternates' <xhtml:link>, declared whether or not a page has any.
     namespaces: ClassVar[Mapping[str, str]] = {"xhtml": XHTML_NS}
@@ -128,13 +114,15 @@ class ContribUrlsSection(ContribSection):
         return self.contrib.paginator.page_range
 
     def url_infos(self, number: int, scheme: str, domain: str) -> list[Mapping[str, Any]]:
-        """The entries of page ``number`` as ``get_urls()`` gives them, for ``scheme://domain``
-        (the site's scheme over the class's ``protocol``: one scheme a site)."""
+        """Page ``number``'s ``get_urls()`` for ``scheme://domain``: one scheme a site."""
         contrib = copy.copy(self.contrib)
         contrib.protocol = None
         # Any object with a domain is the site (a Site or RequestSite) get_urls() reads.
         site: Any = SimpleNamespace(domain=domain, name=domain)
         return list(contrib.get_urls(page=number, site=site, protocol=scheme))
+
+
+_ATTRIBUTES = ("limit", "protocol", "i18n", "languages", "alternates", "x_default")
 
 
 def builds_own_urls(instance: ContribSitemap[Any]) -> bool:
@@ -143,49 +131,38 @@ def builds_own_urls(instance: ContribSitemap[Any]) -> bool:
     return own_urls or cls.get_urls is not ContribSitemap.get_urls
 
 
-def section_class(
-    contrib: ContribSitemap[Any] | type[ContribSitemap[Any]],
-) -> type[Sitemap]:
-    """A section class serving ``contrib`` (a class is instantiated once)."""
+def section_class(contrib: ContribSitemap[Any] | type[ContribSitemap[Any]]) -> type[Sitemap]:
     instance = contrib() if isinstance(contrib, type) else contrib
+    name = type(instance).__name__
     if builds_own_urls(instance):
         named = _named(instance, {"contrib": instance, "protocol": instance.protocol})
-        return type(type(instance).__name__, (ContribUrlsSection,), named)
-    attrs: dict[str, Any] = {
-        "contrib": instance,
-        "limit": instance.limit,
-        "protocol": instance.protocol,
-        "i18n": instance.i18n,
-        "languages": instance.languages,
-        "alternates": instance.alternates,
-        "x_default": instance.x_default,
-        "changefreq": getattr(instance, "changefreq", None),
-        "priority": getattr(instance, "priority", None),
-    }
-    attrs = _named(instance, attrs)
+        return type(name, (ContribUrlsSection,), named)
+    # changefreq and priority may be methods; contrib reads them when present.
+    names = (*_ATTRIBUTES, "changefreq", "priority")
+    attrs = _named(
+        instance, {"contrib": instance, **{n: getattr(instance, n, None) for n in names}}
+    )
     if isinstance(instance, GenericSitemap) and reads_as_model_section(instance):
-        model = instance.queryset.model
-        attrs.update(model=model, lastmod_field=instance.date_field)
-        return type(type(instance).__name__, (ContribModelSection,), attrs)
+        attrs.update(model=instance.queryset.model, lastmod_field=instance.date_field)
+        return type(name, (ContribModelSection,), attrs)
     # Attributes or methods, as contrib reads them; absent means none.
     attrs["lastmod"] = getattr(instance, "lastmod", None)
     if isinstance(instance, GenericSitemap):
         attrs["model"] = instance.queryset.model
         # Page lastmods in the index are then one aggregate a page (lists.py).
         attrs["date_field"] = instance.date_field
-    return type(type(instance).__name__, (ContribSection,), attrs)
+    return type(name, (ContribSection,), attrs)
 
 
 def _named(instance: ContribSitemap[Any], attrs: dict[str, Any]) -> dict[str, Any]:
-    """``attrs`` with the module and name of ``instance``'s class, which messages show."""
+    """``attrs`` with the module and name of ``instance``'s class, for messages."""
     cls = type(instance)
     return {**attrs, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
 
 
 def reads_as_model_section(instance: GenericSitemap[Any]) -> bool:
-    """Whether ``instance`` lists what a model section over its QuerySet lists: its class
-    keeps GenericSitemap's per-item methods, ``date_field`` is a date column, the
-    QuerySet can be paged by key ranges."""
+    """Whether a model section over its QuerySet lists the same: GenericSitemap's per-item
+    methods, ``date_field`` a date column, a QuerySet paged by key ranges."""
     cls = type(instance)
     if (
         cls.items is not GenericSitemap.items

@@ -1,23 +1,12 @@
-"""How sitemap URLs are reversed: in one language, and ``get_absolute_url()`` read
-as a ``reverse()`` of a URL pattern filled from fields.
+"""How sitemap URLs are reversed: in the default language (under the requester's, the
+bytes would depend on ``Accept-Language``), and ``get_absolute_url()`` read as a pattern.
 
-With ``i18n_patterns`` a URL carries the active language, and rendering under
-the requester's would make the bytes depend on ``Accept-Language`` (and cache
-one visitor's choice for everyone): every file is rendered in the site's default
-language; a section lists other languages only through ``i18n``.
-
-Most ``get_absolute_url()`` bodies say what ``url_name`` and ``url_kwargs`` say::
-
-    def get_absolute_url(self):
-        return reverse("blog:entry", kwargs={"slug": self.slug})
-
-so a section can read those columns and fill the pattern once reversed (the
-fast path). The syntax tree is read, never samples of its output: only one
-return of ``django.urls``' own ``reverse()``/``reverse_lazy()`` (found through
-the method's globals) of a string literal, ``kwargs`` a dict literal or ``args``
-a list or tuple literal of ``self.<field>`` (a concrete non-relational field, a
-foreign key's ``_id``, ``pk``), optionally in ``str()``. Anything else is
-refused with the line that stopped it.
+A ``get_absolute_url()`` that only returns ``reverse("blog:entry", kwargs={"slug":
+self.slug})`` says what ``url_name`` and ``url_kwargs`` say, so a section can fill the
+pattern from columns. Its syntax tree is read, never samples of its output: one return
+of django.urls' ``reverse()``/``reverse_lazy()`` of a string literal, with a literal
+``kwargs`` dict or ``args`` list of ``self.<field>`` (a concrete field, a foreign key's
+column, ``pk``), perhaps in ``str()``; anything else is refused with its line.
 """
 
 from __future__ import annotations
@@ -45,19 +34,13 @@ from django.utils import translation
 
 
 def site_languages() -> list[str]:
-    """The codes of ``settings.LANGUAGES``, in order: contrib's default ``languages``."""
     return [code for code, _name in settings.LANGUAGES]
 
 
 def default_language() -> str:
-    """The language every sitemap file is rendered in.
-
-    ``LANGUAGE_CODE`` itself where ``i18n_patterns`` leaves the default
-    language unprefixed (``prefix_default_language=False``: its URLs carry no
-    prefix only under that exact code); otherwise the variant of it that
-    ``LANGUAGES`` offers, so that startproject's ``"en-us"`` with ``"en"`` in
-    ``LANGUAGES`` reverses ``/en/...``, the URL that resolves, not ``/en-us/...``.
-    """
+    """The language files are rendered in: ``LANGUAGE_CODE`` where ``i18n_patterns`` leaves
+    it unprefixed (only that exact code is), else its variant in ``LANGUAGES``, so that
+    ``"en-us"`` with ``"en"`` there reverses ``/en/...``, the URL that resolves."""
     code: str = settings.LANGUAGE_CODE
     used, prefixes_default = is_language_prefix_patterns_used(settings.ROOT_URLCONF)
     if used and not prefixes_default:
@@ -70,7 +53,6 @@ def default_language() -> str:
 
 @contextmanager
 def rendering_language() -> Iterator[None]:
-    """Render in :func:`default_language`, whatever the request activated."""
     with translation.override(default_language()):
         yield
 
@@ -84,12 +66,9 @@ class Derived:
     """``get_absolute_url()`` is ``reverse(url_name, ...)`` of ``fields``."""
 
     url_name: str
-    #: Model fields, in the order of the arguments they fill.
-    fields: tuple[str, ...]
-    #: The URL keyword each field fills; None: positional ``args``.
-    kwargs: tuple[str, ...] | None
-    #: "path/models.py:12" of the method.
-    where: str
+    fields: tuple[str, ...]  # in the order of the arguments they fill
+    kwargs: tuple[str, ...] | None  # the keyword each field fills; None: positional args
+    where: str  # "path/models.py:12" of the method
 
     def describe(self) -> str:
         return f"get_absolute_url() ({self.where}) is the URL pattern {self.url_name!r}"
@@ -100,9 +79,7 @@ class Refused:
     """Why ``get_absolute_url()`` cannot be read as a URL pattern."""
 
     reason: str
-    #: "path/models.py:14" of the line that stopped it ("" when there is none).
-    where: str = ""
-    #: That line's text.
+    where: str = ""  # "path/models.py:14" of the line that stopped it, if any
     line: str = ""
 
     def describe(self) -> str:
@@ -112,14 +89,10 @@ class Refused:
 
 
 class _Stop(Exception):
-    def __init__(self, node: ast.AST | None, reason: str) -> None:
-        super().__init__(reason)
-        self.node = node
-        self.reason = reason
+    """``_Stop(node, reason)``: what refused the method, and why."""
 
 
 def derive_location(model: type[models.Model]) -> Derived | Refused:
-    """What ``model``'s ``get_absolute_url()`` is, read from its source."""
     if model._meta.label_lower in getattr(settings, "ABSOLUTE_URL_OVERRIDES", {}):
         return Refused("settings.ABSOLUTE_URL_OVERRIDES replaces get_absolute_url()")
     method = getattr(model, "get_absolute_url", None)
@@ -130,7 +103,6 @@ def derive_location(model: type[models.Model]) -> Derived | Refused:
 
 @functools.cache
 def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
-    """What ``method``, a ``get_absolute_url`` of ``model``, is."""
     if not isinstance(method, types.FunctionType):
         return Refused(f"get_absolute_url is a {type(method).__name__}, not a plain method")
     try:
@@ -138,9 +110,8 @@ def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
         filename = inspect.getsourcefile(method) or method.__code__.co_filename
     except (OSError, TypeError):
         return Refused("the source of get_absolute_url() is not available")
-    source = textwrap.dedent("".join(lines))
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
     except SyntaxError:
         return Refused("the source of get_absolute_url() does not parse on its own")
     where = f"{_short(filename)}:{first}"
@@ -148,11 +119,12 @@ def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
     if not isinstance(function, ast.FunctionDef):
         return Refused("get_absolute_url is not a def", where, lines[0].strip())
     try:
-        url_name, fields, kwargs = _Reader(model, method, function).read()
+        url_name, fields, kwargs = _Reader(model, method).read(function)
     except _Stop as stop:
-        line_number = getattr(stop.node, "lineno", 1)
+        node, reason = stop.args
+        line_number = getattr(node, "lineno", 1)
         return Refused(
-            stop.reason,
+            reason,
             f"{_short(filename)}:{first + line_number - 1}",
             lines[line_number - 1].strip() if line_number <= len(lines) else "",
         )
@@ -160,7 +132,6 @@ def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
 
 
 def _short(filename: str) -> str:
-    """``filename`` relative to BASE_DIR (or the working directory) when under it."""
     base = str(getattr(settings, "BASE_DIR", "") or "")
     for root in (base, os.getcwd()):
         if root and filename.startswith(root.rstrip("/") + "/"):
@@ -171,15 +142,11 @@ def _short(filename: str) -> str:
 class _Reader:
     """Reads one ``get_absolute_url`` definition; raises _Stop at what it refuses."""
 
-    def __init__(
-        self, model: type[models.Model], method: types.FunctionType, node: ast.FunctionDef
-    ) -> None:
+    def __init__(self, model: type[models.Model], method: types.FunctionType) -> None:
         self.model = model
         self.method = method
-        self.node = node
 
-    def read(self) -> tuple[str, tuple[str, ...], tuple[str, ...] | None]:
-        node = self.node
+    def read(self, node: ast.FunctionDef) -> tuple[str, tuple[str, ...], tuple[str, ...] | None]:
         if node.decorator_list:
             raise _Stop(node.decorator_list[0], "a decorator")
         arguments = node.args
@@ -192,9 +159,7 @@ class _Reader:
         ):
             raise _Stop(node, "arguments other than self")
         self.self_name = arguments.args[0].arg
-        body = list(node.body)
-        if body and _is_docstring(body[0]):
-            body = body[1:]
+        body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
         if not body:
             raise _Stop(node, "no return statement")
         statement = body[0]
@@ -222,7 +187,6 @@ class _Reader:
         return url_name, (), ()
 
     def reverse_call(self, value: ast.expr) -> ast.Call:
-        """``value``, a call of django.urls' reverse(), perhaps in str()."""
         if (
             isinstance(value, ast.Call)
             and self.resolve(value.func) is str
@@ -261,8 +225,6 @@ class _Reader:
         return tuple(self.field(value) for value in node.elts)
 
     def field(self, node: ast.expr) -> str:
-        """The model field ``node`` (``self.<name>``) reads: a concrete field, a foreign
-        key's column, or ``pk``."""
         if isinstance(node, ast.Starred):
             raise _Stop(node, "*-unpacked arguments")
         if not isinstance(node, ast.Attribute):
@@ -276,8 +238,7 @@ class _Reader:
         opts = self.model._meta
         if name == "pk":
             return "pk"
-        # A field read through another descriptor (a translation app's, say)
-        # may not give the column's value.
+        # Another descriptor (a translation app's, say) may not give the column's value.
         if type(inspect.getattr_static(self.model, name, None)) not in _COLUMN_DESCRIPTORS:
             raise _Stop(node, f"{name!r} is not read straight from its column")
         try:
@@ -293,19 +254,16 @@ class _Reader:
         return name
 
     def resolve(self, node: ast.expr) -> Any:
-        """The object a name or dotted name refers to in the method's globals (or None)."""
         if isinstance(node, ast.Attribute):
             owner = self.resolve(node.value)
             return None if owner is None else getattr(owner, node.attr, None)
         if not isinstance(node, ast.Name) or node.id in self.method.__code__.co_freevars:
             return None
-        if node.id in self.method.__globals__:
-            return self.method.__globals__[node.id]
-        return getattr(builtins, node.id, None)
+        return self.method.__globals__.get(node.id, getattr(builtins, node.id, None))
 
 
 def _url_name(call: ast.Call, keywords: dict[str, ast.expr]) -> str:
-    """The string literal ``call`` reverses; ``viewname`` is popped from ``keywords``."""
+    """The URL name ``call`` reverses; ``viewname`` is popped from ``keywords``."""
     if "viewname" in keywords and not call.args:
         node = keywords.pop("viewname")
     elif len(call.args) == 1:
@@ -315,14 +273,6 @@ def _url_name(call: ast.Call, keywords: dict[str, ast.expr]) -> str:
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
         raise _Stop(node, "a URL name that is not a string literal")
     return node.value
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
 
 
 def _statement_reason(node: ast.stmt) -> str:

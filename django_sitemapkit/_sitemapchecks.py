@@ -4,7 +4,6 @@ runs its ``checks_class``. docs/checks.md lists the ids."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from django.core.checks import CheckMessage, Error, Warning
@@ -20,14 +19,12 @@ from django_sitemapkit._protocol.writer import (
 )
 from django_sitemapkit._reversing import site_languages
 
-# Section names appear in file names and URLs (``sitemap-<section>-<page>.xml``),
-# so they are restricted to characters that need no escaping anywhere.
+# Names go into file names and URLs: only characters that need no escaping anywhere.
 SECTION_NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 _OWN_CLASSES_MODULE = "django_sitemapkit._sitemaps"
 
 
 def describe(sitemap: Any) -> str:
-    """How messages name a registered section."""
     return f"Sitemap section {sitemap.name!r} ({type(sitemap).__qualname__})"
 
 
@@ -39,20 +36,13 @@ def _defined_by_project(cls: type, name: str) -> bool:
 class SitemapChecks:
     """The checks of any sitemap: its name and its constant values."""
 
+    #: Run in this order: ``_check_<name>(sitemap, label)`` return a message or None.
+    checks: tuple[str, ...] = ("name", "priority", "changefreq", "limit", "languages", "protocol")
+
     def check(self, sitemap: Any) -> list[CheckMessage]:
         label = describe(sitemap)
-        found = [check(sitemap, label) for check in self.checks()]
+        found = [getattr(self, f"_check_{name}")(sitemap, label) for name in self.checks]
         return [message for message in found if message is not None]
-
-    def checks(self) -> list[Callable[[Any, str], CheckMessage | None]]:
-        return [
-            self._check_name,
-            self._check_priority,
-            self._check_changefreq,
-            self._check_limit,
-            self._check_languages,
-            self._check_protocol,
-        ]
 
     def _check_languages(self, sitemap: Any, label: str) -> CheckMessage | None:
         if not sitemap.i18n:
@@ -123,14 +113,7 @@ class SitemapChecks:
 class ModelSitemapChecks(SitemapChecks):
     """A model section's checks: the above, its QuerySet and the fields it reads."""
 
-    def checks(self) -> list[Callable[[Any, str], CheckMessage | None]]:
-        return [
-            *super().checks(),
-            self._check_column_rows,
-            self._check_items,
-            self._check_news_date_field,
-            self._check_lastmod_field,
-        ]
+    checks = (*SitemapChecks.checks, "column_rows", "items", "news_date_field", "lastmod_field")
 
     def _check_column_rows(self, sitemap: Any, label: str) -> CheckMessage | None:
         if sitemap.url_name is None:

@@ -1,9 +1,7 @@
-"""The elements of the sitemap extensions: Google's image, video and news ones, and
-the fragments ``Sitemap.extra_xml()`` adds.
+"""Google's image, video and news elements, and ``Sitemap.extra_xml()`` fragments.
 
-Every value is checked against Google's rules and the schemas: a formatter
-returns the escaped text to write or raises ValueError saying what is wrong, so
-the caller drops that value (or that video, or that article) and logs why.
+A formatter returns the escaped text to write or raises ValueError saying what
+breaks Google's rules or the schemas: the caller drops that value and logs why.
 """
 
 from __future__ import annotations
@@ -37,7 +35,6 @@ XHTML_NS = "http://www.w3.org/1999/xhtml"
 
 MAX_IMAGES_PER_URL = 1000
 MAX_NEWS_PER_FILE = 1000
-#: Google News reads only articles of the last two days.
 NEWS_WINDOW = datetime.timedelta(days=2)
 MAX_TAGS = 32
 
@@ -66,12 +63,21 @@ def text(value: object, *, max_length: int | None = None, required: bool = True)
 
 
 def absolute_url(raw: object, base_url: str) -> str:
-    """``raw`` as an absolute http(s) URI, escaped: a path is taken from ``base_url``.
-
-    Unlike ``<loc>``, the host may be another one (images on a CDN).
-    """
-    scheme, rest = _scheme_and_rest(as_string(raw).strip(), base_url)
-    authority, rest = split_authority(rest)
+    """``raw`` as an escaped absolute URI; a path is on ``base_url``, a host may differ (CDN)."""
+    value = as_string(raw).strip()
+    if _NOT_XML.search(value):
+        raise ValueError("contains characters XML cannot hold")
+    if value.startswith("//"):
+        value = f"{base_url.partition(':')[0]}:{value}"
+    elif value.startswith("/"):
+        value = base_url + value
+    match = _SCHEME(value)
+    if match is None or not value.startswith("//", match.end()):
+        raise ValueError("not a URL: must start with '/' or 'http(s)://'")
+    scheme = match.group(1).lower()
+    if scheme not in DEFAULT_PORTS:
+        raise ValueError(f"unsupported scheme {scheme!r}")
+    authority, rest = split_authority(value[match.end() + 2 :])
     try:
         netloc = normalise_authority(authority, scheme)
         path, query = split_rest(rest)
@@ -83,22 +89,6 @@ def absolute_url(raw: object, base_url: str) -> str:
     if len(url) > MAX_URL_LENGTH:
         raise ValueError(f"longer than {MAX_URL_LENGTH} characters")
     return escape(url)
-
-
-def _scheme_and_rest(value: str, base_url: str) -> tuple[str, str]:
-    if _NOT_XML.search(value):
-        raise ValueError("contains characters XML cannot hold")
-    if value.startswith("/") and not value.startswith("//"):
-        value = base_url + value
-    elif value.startswith("//"):
-        value = f"{base_url.partition(':')[0]}:{value}"
-    match = _SCHEME(value)
-    if match is None or not value.startswith("//", match.end()):
-        raise ValueError("not a URL: must start with '/' or 'http(s)://'")
-    scheme = match.group(1).lower()
-    if scheme not in DEFAULT_PORTS:
-        raise ValueError(f"unsupported scheme {scheme!r}")
-    return scheme, value[match.end() + 2 :]
 
 
 def w3c_date(value: object, tz: datetime.tzinfo) -> str:
@@ -140,21 +130,17 @@ def whole_number(value: object, low: int, high: int | None = None) -> str:
 
 @dataclass
 class ImagesXml:
-    """One item's ``<image:image>`` elements, and what was left out and why."""
-
     xml: str = ""
     dropped: int = 0
     problems: list[str] = field(default_factory=list)
 
 
 def image_element(url: str) -> str:
-    """One image whose URL is already absolute and escaped."""
     return f"<image:image><image:loc>{url}</image:loc></image:image>"
 
 
 def images_xml(images: Iterable[object], base_url: str) -> ImagesXml:
-    """The ``<image:image>`` of ``images`` (URLs, or dicts with a ``"loc"``): Google reads
-    at most 1,000 a page; the rest and bad ones are dropped and counted."""
+    """``<image:image>`` of URLs or dicts with a ``"loc"``; past Google's 1,000, dropped."""
     result = ImagesXml()
     parts: list[str] = []
     if isinstance(images, str | Mapping):
@@ -199,8 +185,7 @@ def news_language(value: object) -> str:
 
 
 def news_xml(news: object, now: datetime.datetime, tz: datetime.tzinfo) -> str:
-    """The ``<news:news>`` of an article published within two days of ``now``; else NotNews
-    (with no valid publication name, language, date or title, it is not news)."""
+    """``<news:news>`` of an article published within two days of ``now``, else NotNews."""
     if not isinstance(news, Mapping):
         raise NotNews(f"news() returned {type(news).__name__}, not a dict")
     published = news.get("publication_date")
@@ -229,12 +214,8 @@ def news_xml(news: object, now: datetime.datetime, tz: datetime.tzinfo) -> str:
 
 
 class VideoXml:
-    """Formats the videos (dicts) of one file for its base URL and time zone.
-
-    A missing or invalid required value (``thumbnail_loc``, ``title``,
-    ``description``, and ``content_loc`` or ``player_loc``) drops the video, an
-    invalid optional value just that value; either way the problem is reported.
-    """
+    """Formats one file's videos (dicts): an invalid required value drops the video, an
+    invalid optional one just that value."""
 
     def __init__(self, base_url: str, tz: datetime.tzinfo) -> None:
         self.base_url = base_url
@@ -256,7 +237,6 @@ class VideoXml:
         ]
 
     def __call__(self, video: object) -> tuple[str | None, list[str]]:
-        """The element of ``video`` (None when it is dropped) and the problems met."""
         problems: list[str] = []
         if not isinstance(video, Mapping):
             return None, [f"video {video!r} is not a dict"]
@@ -279,15 +259,15 @@ class VideoXml:
         return f"<video:video>{''.join(parts)}</video:video>", problems
 
     def _required(self, video: Mapping[str, Any]) -> str:
+        locations = [key for key in ("content_loc", "player_loc") if video.get(key) is not None]
         parts = [
             _formatted("thumbnail_loc", self._url, video),
             _formatted("title", lambda v: text(v, max_length=100), video),
             _formatted("description", lambda v: text(v, max_length=2048), video),
+            *(_formatted(key, self._url, video) for key in locations),
         ]
-        locations = [key for key in ("content_loc", "player_loc") if video.get(key) is not None]
         if not locations:
             raise ValueError("neither content_loc nor player_loc")
-        parts.extend(_formatted(key, self._url, video) for key in locations)
         return "".join(parts)
 
     def _url(self, value: object) -> str:
@@ -336,7 +316,6 @@ def _tags(value: object) -> str:
 
 
 def _words(value: object, key: str) -> tuple[str, list[str]]:
-    """A restriction's or platform's relationship and words."""
     if not isinstance(value, Mapping):
         raise ValueError(f"{value!r} is not a dict with 'relationship' and {key!r}")
     relationship = value.get("relationship")
@@ -370,17 +349,12 @@ def _platform(value: object) -> str:
 
 
 class FragmentError(ValueError):
-    """The fragment cannot go into the file; the message says why."""
+    pass
 
 
 class FragmentChecker:
-    """Checks ``extra_xml()`` fragments against one file's namespaces (prefix -> URI).
-
-    A fragment must be well-formed XML using only prefixes the ``<urlset>``
-    declares, with top-level elements of another namespace than the sitemap's
-    and no text there: what sitemap.xsd allows after ``<priority>``. expat
-    resolves no external entity and loads no DTD.
-    """
+    """Checks ``extra_xml()`` fragments against one file's namespaces (prefix -> URI): what
+    sitemap.xsd allows after ``<priority>``. expat loads no DTD nor external entity."""
 
     def __init__(self, namespaces: Mapping[str, str]) -> None:
         declarations = "".join(

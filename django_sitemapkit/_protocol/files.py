@@ -1,10 +1,5 @@
-"""The files besides the XML: their media types, and the XSL stylesheet.
-
-The stylesheet shows a sitemap file to a person as a table: every file names it
-in an ``<?xml-stylesheet?>`` line when ``SITEMAPKIT["STYLESHEET"]`` is on
-(crawlers ignore the line). It is package data, served by the views and written
-into every build beside the index, under one name.
-"""
+"""Media types, and the XSL stylesheet (package data) that shows a file to a person as a
+table when ``SITEMAPKIT["STYLESHEET"]`` is on: served by the views, written into builds."""
 
 from __future__ import annotations
 
@@ -19,25 +14,20 @@ XML_CONTENT_TYPE = "application/xml; charset=utf-8"
 GZIP_CONTENT_TYPE = "application/gzip"
 # The type browsers expect of an XSL stylesheet (Chromium also takes XML types).
 XSL_CONTENT_TYPE = "text/xsl; charset=utf-8"
-JSON_CONTENT_TYPE = "application/json"
 
 STYLESHEET_NAME = "sitemap.xsl"
 _RESOURCE = ("static", "django_sitemapkit", STYLESHEET_NAME)
 
 
 def content_type(name: str) -> str:
-    """The type of a published file, by its name: a ``.xml.gz`` is gzip, not gzip-encoded XML.
-
-    ``mimetypes.guess_type()`` says the latter, which a storage turns into a
-    ``Content-Encoding: gzip`` header: clients honouring it (browsers,
-    requests, CDNs) then receive the XML instead of the file they asked for.
-    """
+    """A published file's type: a ``.xml.gz`` is gzip, not what ``mimetypes`` says, gzip-encoded
+    XML, which storages send as ``Content-Encoding: gzip`` and clients decompress."""
     if name.endswith(".gz"):
         return GZIP_CONTENT_TYPE
     if name.endswith(".xsl"):
         return XSL_CONTENT_TYPE
     if name.endswith(".json"):
-        return JSON_CONTENT_TYPE
+        return "application/json"
     return XML_CONTENT_TYPE
 
 

@@ -1,23 +1,15 @@
-"""The rules of a sitemap URL: what ``Sitemap.location(obj)`` returns made into a ``<loc>``.
+"""``Sitemap.location(obj)`` made into a ``<loc>``: an escaped absolute URI (RFC 3986) of
+at most 2,048 characters on the sitemap's scheme and host, below its directory, or
+:class:`InvalidLocation` saying why, so the caller skips one row.
 
-The protocol wants escaped absolute URIs (RFC 3986) of at most 2,048 characters
-on the sitemap's scheme and host, below its directory. :class:`LocationBuilder`
-normalises what applications return (paths, IRIs, stray spaces...) and rejects
-the rest with :class:`InvalidLocation` saying why, so the caller skips one row.
-
-* Search engines compare URLs as strings: every spelling of a host becomes one.
-  IDNA 2003 (Python's codec, as Django's ``punycode()``); the four characters
-  IDNA 2008 maps differently (``ß``, ``ς``, ZWJ, ZWNJ) are refused rather than
-  silently turned into another domain (``straße.de`` into ``strasse.de``).
-* Percent-escapes are kept byte for byte (idempotent encoding; ``%7e`` and ``~``
-  differ for the directory check). ``[``/``]`` are encoded: libxml2's
-  ``anyURI`` refuses them outside an IPv6 host.
+* Search engines compare URLs as strings: every spelling of a host becomes one
+  (IDNA 2003, as Django's ``punycode()``); the characters IDNA 2008 maps
+  differently (``ß``, ``ς``, ZWJ, ZWNJ) are refused rather than turned into
+  another domain. Percent-escapes are kept byte for byte; ``[``/``]`` are
+  encoded (libxml2's ``anyURI`` refuses them outside an IPv6 host).
 * Dot segments (``%2E`` too) are resolved, so ``/shop/../admin/`` cannot pass
-  for a URL under ``/shop/``; fragments and an empty query never reach a server.
-* Session ids are removed: they make every crawl see new URLs and leak sessions.
-
-``build()`` runs once per row, so a plain path is one regex match and a
-concatenation against values computed in ``__init__``.
+  for a URL under ``/shop/``. Session ids are removed: every crawl would see new
+  URLs, and sessions would leak.
 """
 
 from __future__ import annotations
@@ -30,19 +22,13 @@ from urllib.parse import quote, unquote
 
 from django.utils.functional import Promise
 
-#: sitemaps.org: "[loc] must be less than 2,048 characters"; Google and Bing
-#: accept 2,048, so that is the limit applied.
+# sitemaps.org says "less than 2,048 characters"; Google and Bing accept 2,048.
 MAX_URL_LENGTH = 2048
 
-#: The schemes a sitemap may list, with the port a URL without one means.
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
-#: Parameters (query, or path ``;name=value``) that carry a session id, compared
-#: case-insensitively: generic and Django-style names, Java servlets, PHP's
-#: ``use_trans_sid``, classic ASP, ColdFusion, Zen Cart, osCommerce. ``sid`` is
-#: deliberately not in the list: it commonly names unrelated things ("site id",
-#: "story id"), and silently listing a wrong URL is worse than keeping a session
-#: id. Pass ``strip_params=(*DEFAULT_STRIP_PARAMS, "sid")`` to add it.
+# Query or ``;name=value`` parameters holding a session id, case-insensitive. Not
+# ``sid``: it often names something else ("site id"), and a wrong URL is worse.
 DEFAULT_STRIP_PARAMS: tuple[str, ...] = (
     "sessionid",
     "session_id",
@@ -57,7 +43,7 @@ DEFAULT_STRIP_PARAMS: tuple[str, ...] = (
 
 
 class InvalidLocation(ValueError):
-    """A URL that cannot be listed; ``str(exc)`` is a short human reason."""
+    """A URL that cannot be listed; ``str(exc)`` says why."""
 
 
 # "/" not followed by "/" (a scheme-relative URL), then only characters that need
@@ -78,12 +64,11 @@ _SAFE = "/?@!$&'()*+,;=:%"
 _ALREADY_ENCODED = re.compile(r"[A-Za-z0-9._~/?@!$&'()*+,;=:%-]*\Z").match
 _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
-#: A cheap test before resolving dot segments; servers decode "%2E" to ".".
+# Servers decode "%2E" to ".".
 may_hold_dot_segment = re.compile(r"/(?:\.|%2[Ee])").search
 
 
 def as_string(value: object, error: type[ValueError] = ValueError) -> str:
-    """``value`` (a lazy string is evaluated) or ``error`` when it is not a string."""
     if isinstance(value, Promise):
         value = str(value)
     if not isinstance(value, str):
@@ -109,13 +94,11 @@ def normalise_host(host: str) -> str:
             name = name.encode("idna").decode("ascii").lower()
         except UnicodeError:
             raise ValueError(f"host {host!r} is not a valid domain name") from None
-    if name.endswith("."):
-        # The same host for DNS, another string for every search engine.
+    if name.endswith("."):  # the same host for DNS, another string for search engines
         raise ValueError(f"host {host!r} ends with a dot; write it without")
     if len(name) > 253 or not _HOSTNAME(name):
         raise ValueError(f"host {host!r} is not a valid domain name")
-    if _IPV4_LIKE(name):
-        # No resolver understands "999.1.1.1" or "1.2.3".
+    if _IPV4_LIKE(name):  # no resolver understands "999.1.1.1" or "1.2.3"
         try:
             ipaddress.IPv4Address(name)
         except ValueError:
@@ -127,8 +110,7 @@ def _ipv6_host(host: str) -> str:
     if not host.endswith("]"):
         raise ValueError(f"host {host!r} is not a valid IPv6 address")
     literal = host[1:-1]
-    if "%" in literal:
-        # Zone ids only make sense on the machine that wrote them.
+    if "%" in literal:  # zone ids only make sense on the machine that wrote them
         raise ValueError(f"host {host!r}: IPv6 zone ids are not allowed")
     try:
         return f"[{ipaddress.IPv6Address(literal).compressed}]"
@@ -141,8 +123,7 @@ def normalise_authority(authority: str, scheme: str) -> str:
     if "@" in authority:
         # "https://www.example.com@evil.example/" is a URL on evil.example.
         raise ValueError("user information ('user@') before the host is not allowed")
-    if authority.startswith("["):
-        # An IPv6 literal contains ":" itself; the port follows the "]".
+    if authority.startswith("["):  # an IPv6 literal holds ":" itself
         end = authority.find("]") + 1
         if not end:
             raise ValueError(f"host {authority!r} is not a valid IPv6 address")
@@ -163,8 +144,7 @@ def normalise_authority(authority: str, scheme: str) -> str:
 
 def percent_encode(component: str) -> str:
     """Percent-encode what RFC 3986 does not allow in a path or query (idempotent)."""
-    if "%" in component:
-        # A "%" that does not start an escape is a literal percent sign.
+    if "%" in component:  # a "%" that starts no escape is a literal percent sign
         component = _LONE_PERCENT.sub("%25", component)
     if _ALREADY_ENCODED(component):
         return component
@@ -197,38 +177,28 @@ def remove_dot_segments(path: str) -> str:
 
 
 def split_rest(rest: str) -> tuple[str, str]:
-    """Split what follows the authority into path and query; the fragment goes.
-
-    By hand: urllib.parse.urlsplit() silently deletes tabs and newlines
-    instead of letting them be percent-encoded.
-    """
-    rest = rest.partition("#")[0]
-    query = ""
-    if "?" in rest:
-        rest, _, query = rest.partition("?")
-    return rest, query
+    """Path and query after the authority; not urlsplit(), which deletes tabs and newlines."""
+    path, _, query = rest.partition("#")[0].partition("?")
+    return path, query
 
 
 def split_authority(rest: str) -> tuple[str, str]:
-    """What follows ``scheme://``: the authority and the rest."""
     end = _AUTHORITY_END(rest)
     return (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
 
 
 def encode_path(path: str) -> str:
-    """``path`` percent-encoded, its dot segments resolved."""
     path = percent_encode(path)
     return remove_dot_segments(path) if may_hold_dot_segment(path) else path
 
 
 def param_name(param: str) -> str:
-    """Lower-cased, percent-decoded name of a ``name=value`` parameter."""
     name = param.partition("=")[0]
     return (unquote(name) if "%" in name else name).lower()
 
 
 def strip_query(query: str, names: Collection[str]) -> str:
-    """``query`` without its parameters named in ``names`` (lower-case), the others untouched."""
+    """``query`` without its parameters named in ``names`` (lower-case)."""
     params = query.split("&")
     kept = [param for param in params if param_name(param) not in names]
     if len(kept) == len(params):
@@ -251,11 +221,9 @@ def strip_path_params(path: str, names: Collection[str]) -> str:
 def parse_base_url(value: object) -> str:
     """BASE_URL validated and normalised: ``'https://Bücher.example/shop/'`` ->
     ``'https://xn--bcher-kva.example/shop'``; a precise ValueError otherwise."""
-    if isinstance(value, Promise):
-        value = str(value)
-    if not isinstance(value, str):
+    if not isinstance(value, str | Promise):
         raise ValueError(f"must be a string, not {type(value).__name__}")
-    text = value.strip()
+    text = str(value).strip()
     if not text:
         raise ValueError("must not be empty")
     match = _SCHEME(text)
@@ -273,7 +241,6 @@ def parse_base_url(value: object) -> str:
 
 
 def _scheme_and_rest(text: str, implied_scheme: str) -> tuple[str, str]:
-    """The scheme of an absolute or scheme-relative URL and what follows its ``//``."""
     if text.startswith("//"):
         return implied_scheme, text[2:]
     match = _SCHEME(text)
@@ -288,9 +255,8 @@ def _scheme_and_rest(text: str, implied_scheme: str) -> tuple[str, str]:
 
 
 class LocationBuilder:
-    """Build ``<loc>`` values for one sitemap: paths are appended to ``base_url``; every
-    URL must be inside ``directory_url`` (the file's directory, ``base_url + "/"`` by
-    default); ``strip_params`` names the session-id parameters to remove."""
+    """``<loc>`` values on ``base_url`` inside ``directory_url`` (default ``base_url + "/"``),
+    without the ``strip_params``. ``build()`` runs once a row: a plain path is one regex match."""
 
     def __init__(
         self,
@@ -303,15 +269,13 @@ class LocationBuilder:
         scheme, _, after = self.base_url.partition("://")
         slash = after.find("/")
         netloc, prefix = (after[:slash], after[slash:]) if slash >= 0 else (after, "")
-        self._scheme = scheme
-        self._netloc = netloc
+        self._scheme, self._netloc, self._prefix = scheme, netloc, prefix
         self._origin = f"{scheme}://{netloc}"
         self._origin_slash = self._origin + "/"
         self._origin_len = len(self._origin)
-        self._prefix = prefix
         self._strip = frozenset(name.lower() for name in strip_params)
-        # The directory must be known before _normalise() can be used for it.
-        self._directory = self.base_url + "/"
+        # _normalise() needs a directory before it can normalise directory_url.
+        self.directory_url = self.base_url + "/"
         if directory_url is not None:
             if "?" in directory_url or "#" in directory_url:
                 raise ValueError("directory_url must not contain a query string or fragment")
@@ -320,35 +284,29 @@ class LocationBuilder:
             except InvalidLocation as exc:
                 raise ValueError(f"invalid directory_url {directory_url!r}: {exc}") from None
             # Without its slash, "/shopping/" would pass as inside "/shop".
-            self._directory = directory if directory.endswith("/") else directory + "/"
-        self._directory_is_base = self._directory == self.base_url + "/"
-
-    @property
-    def directory_url(self) -> str:
-        return self._directory
+            self.directory_url = directory if directory.endswith("/") else directory + "/"
+        self._directory_is_base = self.directory_url == self.base_url + "/"
 
     def with_scheme(self, scheme: str) -> LocationBuilder:
-        """The same builder for ``scheme``'s URLs (a section's ``protocol``)."""
         if scheme == self._scheme:
             return self
         swap = len(self._scheme)
         return LocationBuilder(
             scheme + self.base_url[swap:],
-            directory_url=scheme + self._directory[swap:],
+            directory_url=scheme + self.directory_url[swap:],
             strip_params=self._strip,
         )
 
     def build(self, raw: object) -> str:
-        """Return the absolute URI for ``raw`` or raise :class:`InvalidLocation`."""
-        # The common case: an exact str holding a plain path, or an absolute URL
-        # on our origin with a plain path. Anything else, every error included,
-        # goes to the slow path, the single source of truth for messages.
+        """The absolute URI for ``raw``, or :class:`InvalidLocation`."""
+        # Fast: an exact str holding a plain path, alone or on our origin. Anything
+        # else, every error included, takes the slow path, which words the messages.
         if type(raw) is str:
             if _FAST_PATH(raw) and "/." not in raw:
                 url = self.base_url + raw
                 # base_url + "/..." is inside the default directory by construction.
                 if len(url) <= MAX_URL_LENGTH and (
-                    self._directory_is_base or url.startswith(self._directory)
+                    self._directory_is_base or url.startswith(self.directory_url)
                 ):
                     return url
             elif (
@@ -357,18 +315,17 @@ class LocationBuilder:
                 and "/." not in raw
                 and len(raw) <= MAX_URL_LENGTH
                 # An absolute URL may lie outside the base prefix: always test.
-                and raw.startswith(self._directory)
+                and raw.startswith(self.directory_url)
             ):
                 return raw
         url = self._normalise(raw)
-        if not url.startswith(self._directory):
-            raise InvalidLocation(f"outside the sitemap directory {self._directory}")
+        if not url.startswith(self.directory_url):
+            raise InvalidLocation(f"outside the sitemap directory {self.directory_url}")
         if len(url) > MAX_URL_LENGTH:
             raise InvalidLocation(f"longer than {MAX_URL_LENGTH} characters")
         return url
 
     def _normalise(self, raw: object) -> str:
-        """Everything ``build()`` does except the directory and length checks."""
         if raw is None:
             raise InvalidLocation("no location (None)")
         text = as_string(raw, InvalidLocation).strip()
@@ -394,11 +351,9 @@ class LocationBuilder:
         return url
 
     def _own_path(self, text: str) -> tuple[str, str]:
-        """The path and query of an absolute URL, which must be on this origin."""
         scheme, rest = _scheme_and_rest(text, self._scheme)
         authority, rest = split_authority(rest)
-        if authority != self._netloc:
-            # Only normalise when the spelling differs (case, IDNA, port).
+        if authority != self._netloc:  # spelt otherwise: case, IDNA, port
             try:
                 netloc = normalise_authority(authority, scheme)
             except ValueError as exc:

@@ -1,39 +1,25 @@
-"""Dates: W3C Datetime (https://www.w3.org/TR/NOTE-datetime) values for ``<lastmod>``.
+"""W3C Datetime values for ``<lastmod>``: ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss+hh:mm``
+(seconds truncated, so rounding never dates a page in the future), in ``tz``, the site's zone.
 
-Only two shapes are written: ``YYYY-MM-DD`` and ``YYYY-MM-DDThh:mm:ss+hh:mm``
-(seconds truncated, so a page is never "modified" in the future by rounding;
-UTC is ``+00:00``, never ``Z``). ``tz`` is the site's zone:
+* Naive datetimes are wall-clock times in ``tz`` (PEP 495): a time in a DST gap is
+  written as the real local time of that instant (Paris 2024-03-31 02:30 ->
+  ``03:30:00+02:00``), never a time clocks did not show.
+* Offsets of no whole minutes (old local mean time) are rounded to the minute, the
+  same instant written (a date keeps its ``T00:00:00`` so the day never changes);
+  offsets beyond XML Schema's +-14:00 are written in UTC.
 
-* aware datetimes are converted to ``tz``; naive ones are wall-clock times in
-  ``tz`` with PEP 495 semantics: an ambiguous time is its first occurrence, a
-  time in a DST gap takes the offset before the change and is written as the
-  real local time of that instant (Europe/Paris 2024-03-31 02:30 ->
-  ``03:30:00+02:00``), never a time clocks did not show;
-* offsets that are not whole minutes (local mean time in old tzdata, Paris
-  before 1911 was +00:09:21) are rounded to the minute (half up) and the same
-  instant written in that offset; a date written as a datetime keeps its
-  ``T00:00:00`` instead, so the day never changes;
-* offsets beyond XML Schema's +-14:00 (Asia/Manila before 1900, -15:56) are
-  written in UTC, the same instant.
-
-These run once per URL, so they lean on ``isoformat()`` (C code), the fastest
-formatter measured.
+They run once per URL, so they lean on ``isoformat()`` (C code), the fastest measured.
 """
 
 from __future__ import annotations
 
 import datetime
 
-# What a lastmod may be: a date, or a datetime (naive ones are read in the site's zone).
 Lastmod = datetime.datetime | datetime.date
 
 _UTC = datetime.UTC
 _MINUTE_US = 60_000_000
-#: Length of "YYYY-MM-DDThh:mm:ss+hh:mm": any other length needs the general formatter.
-W3C_DATETIME_LENGTH = 25
-# The largest offset XML Schema (hence the sitemap XSD) accepts.
 _MAX_OFFSET = datetime.timedelta(hours=14)
-# The ends of what a datetime can hold in UTC.
 _EARLIEST = datetime.datetime.min.replace(tzinfo=_UTC)
 _LATEST = datetime.datetime.max.replace(tzinfo=_UTC)
 
@@ -43,20 +29,16 @@ def _localize(value: datetime.datetime, tz: datetime.tzinfo) -> datetime.datetim
     aware = value.replace(tzinfo=tz)
     if isinstance(tz, datetime.timezone):  # fixed offsets have no gaps
         return aware
-    # A UTC round trip maps a time in a DST gap to the wall time of the same
-    # instant and changes no other time; cheaper than testing ``fold`` first.
+    # A UTC round trip moves only a time in a DST gap; cheaper than testing ``fold``.
     return aware.astimezone(_UTC).astimezone(tz)
 
 
 def _in_zone(value: datetime.datetime, tz: datetime.tzinfo) -> datetime.datetime:
     """``value`` as an aware datetime in ``tz`` (see the module docstring)."""
-    tzinfo = value.tzinfo
-    if tzinfo is tz:
-        # Already in the zone; this also keeps a caller's fold untouched.
+    if value.tzinfo is tz:  # keeps a caller's fold untouched
         return value
-    if tzinfo is None or value.utcoffset() is None:
-        # utcoffset() None means naive even with a tzinfo (Python's rule);
-        # astimezone() would wrongly read such values as system local time.
+    if value.tzinfo is None or value.utcoffset() is None:
+        # Naive even with a tzinfo: astimezone() would read it as system local time.
         return _localize(value, tz)
     return value.astimezone(tz)
 
@@ -73,22 +55,17 @@ def _representable(value: datetime.datetime, *, keep_wall_clock: bool) -> dateti
         microseconds=(total_us + _MINUTE_US // 2) // _MINUTE_US * _MINUTE_US
     )
     if abs(rounded) > _MAX_OFFSET:
-        if keep_wall_clock:
-            return value.replace(tzinfo=_UTC)
-        return value.astimezone(_UTC)
+        return value.replace(tzinfo=_UTC) if keep_wall_clock else value.astimezone(_UTC)
+    zone = datetime.timezone(rounded)
     if keep_wall_clock:
-        return value.replace(tzinfo=datetime.timezone(rounded))
-    wall = value.replace(tzinfo=None) - offset + rounded
-    return wall.replace(tzinfo=datetime.timezone(rounded))
+        return value.replace(tzinfo=zone)
+    return (value.replace(tzinfo=None) - offset + rounded).replace(tzinfo=zone)
 
 
 def is_w3c_datetime(text: str) -> bool:
-    """Whether ``isoformat(timespec="seconds")`` of an aware datetime can be written as it is.
-
-    Any other length means an offset with seconds; the text comparison checks
-    the 14:00 limit without another utcoffset() call.
-    """
-    return len(text) == W3C_DATETIME_LENGTH and text[20:] <= "14:00"
+    """Whether ``isoformat(timespec="seconds")`` of an aware datetime can be written as it is:
+    any other length means an offset with seconds."""
+    return len(text) == 25 and text[20:] <= "14:00"
 
 
 def _isoformat(value: datetime.datetime, *, keep_wall_clock: bool = False) -> str:
@@ -103,15 +80,9 @@ def format_datetime(value: datetime.datetime, tz: datetime.tzinfo) -> str:
     return _isoformat(_in_zone(value, tz))
 
 
-def format_lastmod(
-    value: datetime.date | datetime.datetime, tz: datetime.tzinfo, *, date_only: bool
-) -> str:
-    """A ``lastmod`` as a date (a datetime's local date in ``tz``) or a datetime (a
-    date's midnight in ``tz``).
-
-    Raises OverflowError or ValueError when the value's reading in ``tz`` would
-    fall before year 1 or after year 9999.
-    """
+def format_lastmod(value: Lastmod, tz: datetime.tzinfo, *, date_only: bool) -> str:
+    """A ``lastmod`` as a date (a datetime's local date in ``tz``) or a datetime (a date's
+    midnight in ``tz``); OverflowError or ValueError outside years 1 to 9999 in ``tz``."""
     if isinstance(value, datetime.datetime):
         if date_only:
             return _in_zone(value, tz).date().isoformat()
@@ -129,14 +100,9 @@ def _midnight(value: datetime.date, tz: datetime.tzinfo) -> datetime.datetime:
     return _localize(datetime.datetime(value.year, value.month, value.day), tz)
 
 
-def to_aware(value: datetime.date | datetime.datetime, tz: datetime.tzinfo) -> datetime.datetime:
-    """An aware datetime for comparisons: a date is its midnight in ``tz``, a naive
-    datetime is read in ``tz``, an aware one is returned unchanged.
-
-    An instant outside what ``datetime`` holds in UTC (``0001-01-01 00:00`` in a
-    zone ahead of UTC) becomes the nearest end of that range, so that it can
-    still be compared, stored as a timestamp and sent as an HTTP date.
-    """
+def to_aware(value: Lastmod, tz: datetime.tzinfo) -> datetime.datetime:
+    """An aware datetime to compare: a date is its midnight in ``tz``, a naive datetime is
+    read in ``tz``. An instant that UTC cannot hold becomes the nearest end of the range."""
     try:
         if isinstance(value, datetime.datetime):
             aware = value if value.utcoffset() is not None else _localize(value, tz)
@@ -149,11 +115,7 @@ def to_aware(value: datetime.date | datetime.datetime, tz: datetime.tzinfo) -> d
     return aware
 
 
-def later(
-    newest: datetime.date | datetime.datetime | None,
-    value: datetime.date | datetime.datetime | None,
-    tz: datetime.tzinfo,
-) -> datetime.date | datetime.datetime | None:
+def later(newest: Lastmod | None, value: Lastmod | None, tz: datetime.tzinfo) -> Lastmod | None:
     """The later of two lastmods (None ignored); a date against a datetime, or naive
     against aware, is compared as aware datetimes in ``tz``."""
     if value is None:
