@@ -11,13 +11,7 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Info
 
-from django_sitemapkit._conf import (
-    DEFAULTS,
-    SETTINGS_NAME,
-    BaseUrlError,
-    base_url,
-    clean_base_url,
-)
+from django_sitemapkit._conf import DEFAULTS, SETTINGS_NAME, BaseUrlError, base_url, clean_base_url
 from django_sitemapkit._engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit._engine.rows import route_report
 from django_sitemapkit._indexnow import config_problems
@@ -159,11 +153,11 @@ def check_index_directory(
 
 
 def _base_urls() -> list[SiteConfig | None]:
-    """The sites of SITES, else BASE_URL's (None)."""
+    """The sites of SITES, else BASE_URL's (None); none when SITES is broken (E020)."""
     try:
         return selected_sites(None)
     except SitesError:
-        return []  # E020
+        return []
 
 
 def check_url_routes(

@@ -72,8 +72,7 @@ class ContribSection(Sitemap):
         return self.contrib.items()  # type: ignore[return-value]
 
     def location(self, item: Any) -> str:
-        # contrib reads location, like lastmod, as a method or a value.
-        location = self.contrib.location
+        location = self.contrib.location  # contrib reads it, like lastmod, as method or value
         return str(location(item) if callable(location) else location)
 
     def get_languages(self) -> list[str]:
@@ -85,9 +84,8 @@ class ContribSection(Sitemap):
 
 
 class ContribModelSection(ModelSitemap):
-    """A ``GenericSitemap`` that says nothing a model section cannot (its rows,
-    ``get_absolute_url()``, ``date_field``), read as one: paged by key ranges in
-    key order, built incrementally, on the fast path where it can."""
+    """A ``GenericSitemap`` saying no more than a model section (rows, ``get_absolute_url()``,
+    ``date_field``), read as one: paged by key ranges, built incrementally, fast path if it can."""
 
     contrib: ClassVar[GenericSitemap[Any]]
     checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
@@ -105,10 +103,8 @@ class ContribUrlsSection(ContribSection):
 
     # The alternates' <xhtml:link>, declared whether or not a page has any.
     namespaces: ClassVar[Mapping[str, str]] = {"xhtml": XHTML_NS}
-    # contrib's paginator pages the items; an item may give several entries.
-    limit = MAX_ENTRIES_PER_FILE
-    # contrib's get_urls() writes the languages itself.
-    i18n = False
+    limit = MAX_ENTRIES_PER_FILE  # contrib pages the items; an item may give several entries
+    i18n = False  # contrib's get_urls() writes the languages itself
 
     def page_numbers(self) -> range:
         return self.contrib.paginator.page_range
@@ -117,8 +113,7 @@ class ContribUrlsSection(ContribSection):
         """Page ``number``'s ``get_urls()`` for ``scheme://domain``: one scheme a site."""
         contrib = copy.copy(self.contrib)
         contrib.protocol = None
-        # Any object with a domain is the site (a Site or RequestSite) get_urls() reads.
-        site: Any = SimpleNamespace(domain=domain, name=domain)
+        site: Any = SimpleNamespace(domain=domain, name=domain)  # any object with a domain will do
         return list(contrib.get_urls(page=number, site=site, protocol=scheme))
 
 
@@ -149,8 +144,7 @@ def section_class(contrib: ContribSitemap[Any] | type[ContribSitemap[Any]]) -> t
     attrs["lastmod"] = getattr(instance, "lastmod", None)
     if isinstance(instance, GenericSitemap):
         attrs["model"] = instance.queryset.model
-        # Page lastmods in the index are then one aggregate a page (lists.py).
-        attrs["date_field"] = instance.date_field
+        attrs["date_field"] = instance.date_field  # index: one lastmod aggregate a page (lists.py)
     return type(name, (ContribSection,), attrs)
 
 

@@ -1,13 +1,8 @@
-"""How sitemap URLs are reversed: in the default language (under the requester's, the
-bytes would depend on ``Accept-Language``), and ``get_absolute_url()`` read as a pattern.
-
-A ``get_absolute_url()`` that only returns ``reverse("blog:entry", kwargs={"slug":
-self.slug})`` says what ``url_name`` and ``url_kwargs`` say, so a section can fill the
-pattern from columns. Its syntax tree is read, never samples of its output: one return
-of django.urls' ``reverse()``/``reverse_lazy()`` of a string literal, with a literal
-``kwargs`` dict or ``args`` list of ``self.<field>`` (a concrete field, a foreign key's
-column, ``pk``), perhaps in ``str()``; anything else is refused with its line.
-"""
+"""How sitemap URLs are reversed: in the default language (under the requester's, the bytes would
+depend on ``Accept-Language``), and ``get_absolute_url()`` read as a URL pattern to fill from
+columns (docs/sitemaps.md, the fast path): from its syntax tree, never from samples of its output.
+Only one return of ``reverse()`` of a literal name with literal kwargs/args of ``self.<field>``
+(perhaps in ``str()``) is read; anything else is refused with its line."""
 
 from __future__ import annotations
 

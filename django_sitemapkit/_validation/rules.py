@@ -1,8 +1,6 @@
-"""The rules of ``sitemapkit_validate`` over a set (an index and the files it names), and its report.
-
-The rules are docs/commands.md's table. Each reports at most :data:`MAX_PER_RULE` findings per
-file, then one line counting the rest: a broken file of 50,000 entries gives a readable report.
-"""
+"""``sitemapkit_validate``'s rules (docs/commands.md's table) over a set, and its report: at most
+:data:`MAX_PER_RULE` findings per rule and file, then one line counting the rest (a broken file of
+50,000 entries still gives a readable report)."""
 
 from __future__ import annotations
 
@@ -21,16 +19,13 @@ from typing import TypeVar
 from django_sitemapkit._protocol.writer import MAX_BYTES_PER_FILE, MAX_ENTRIES_PER_FILE
 from django_sitemapkit._validation import sources, xmlfile
 
-# A lastmod this far past the validator's clock is still "now" (clocks disagree).
-CLOCK_SKEW = datetime.timedelta(minutes=15)
+CLOCK_SKEW = datetime.timedelta(minutes=15)  # lastmods this far ahead are "now": clocks disagree
 _NOT_GZIP = (gzip.BadGzipFile, EOFError, zlib.error)
 MAX_PER_RULE = 10
-# The URLs of a set remembered for the duplicate rule across files: twenty full files.
-MAX_TRACKED = 1_000_000
+MAX_TRACKED = 1_000_000  # URLs of a set remembered for the duplicate rule: twenty full files
 _FIRST_SLOTS = 1 << 16
 _T = TypeVar("_T")
-# What a missing file is reported as: (file, message, where).
-Missing = tuple[str, str, str]
+Missing = tuple[str, str, str]  # a missing file, as reported: (file, message, where)
 
 
 @dataclass(frozen=True)
@@ -47,8 +42,6 @@ class Finding:
 
 @dataclass
 class Report:
-    """Every finding of one set, and what was checked."""
-
     target: str
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
@@ -101,21 +94,17 @@ def as_json(reports: Sequence[Report]) -> str:
 
 
 class SeenUrls:
-    """Which file first listed each URL of a set, in bounded memory whatever the set's size.
-
-    An 8-byte fingerprint per URL with its file's number, in an open-addressing table
-    of two arrays (20 to 40 bytes a URL; a dict of URLs takes 135), up to ``limit``
-    URLs; past that, a URL is checked against those and against its own file's.
-    """
+    """Which file first listed each URL of a set, in bounded memory: an 8-byte fingerprint and
+    file number per URL in an open-addressing table of two arrays (20 to 40 bytes a URL; a dict
+    takes 135), up to ``limit`` URLs; past that, checked against those and its own file's."""
 
     def __init__(self, limit: int = MAX_TRACKED) -> None:
         self.limit = limit
         self.count = 0
         self._keys, self._files = array("Q"), array("H")  # file numbers: at most 50,001
         self._resize(_FIRST_SLOTS)
-        # The URLs of the current file once the table is full.
         self._file = -1
-        self._overflow: set[int] = set()
+        self._overflow: set[int] = set()  # the current file's URLs once the table is full
 
     def first(self, url: str, file: int) -> int | None:
         """The number of the file that listed ``url`` before, else None (and it is remembered)."""
@@ -156,8 +145,6 @@ class SeenUrls:
 
 
 class SetCheck:
-    """One set of files (an index and its pages), checked by ``run()`` into a report."""
-
     def __init__(self, source: sources.Source, schemas: xmlfile.Schemas | None) -> None:
         self.source = source
         self.report = Report(source.label)

@@ -1,9 +1,6 @@
-"""What ``sitemapkit_validate`` reads (a folder, a storage's published set, a live site), bounded.
-
-A file is read (inflated when gzip) up to the protocol's 52,428,800 bytes, so a huge, endless or
-gzip-bomb file costs no memory; a live site within one deadline for the whole run, redirects
-followed on the site's scheme and host only.
-"""
+"""What ``sitemapkit_validate`` reads (a folder, a storage's published set, a live site), bounded:
+a file (inflated when gzip) up to the protocol's 52,428,800 bytes, so a huge, endless or gzip-bomb
+file costs no memory; a live site in one deadline, redirects kept to its scheme and host."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ from django_sitemapkit._publishing.localfolder import CURRENT_LINK, GENERATIONS_
 from django_sitemapkit._publishing.selection import get_publisher
 from django_sitemapkit._siteconfig import SiteConfig, selected_sites
 
-# A file's content is read up to here: one byte more than the protocol allows tells it is over.
-READ_CAP = MAX_BYTES_PER_FILE + 1
+READ_CAP = MAX_BYTES_PER_FILE + 1  # one byte more than the protocol allows tells a file is over
 # Deflate never doubles its input: a gzip file this large inflates past the cap.
 _COMPRESSED_CAP = 2 * MAX_BYTES_PER_FILE
 ROBOTS_MAX_BYTES = 500 * 1024
@@ -197,10 +193,8 @@ class Body:
 
 
 def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> Body | None:
-    """The body of ``url`` on ``site`` (default: the URL's own); None on a 404 or 410.
-
-    Raises FetchError: OffSite for a URL or redirect off the site, TimeUp past the deadline.
-    """
+    """The body of ``url`` on ``site`` (default: the URL's own); None on a 404 or 410. Raises
+    FetchError: OffSite for a URL or redirect off the site, TimeUp past the deadline."""
     if urlsplit(url).scheme not in ("http", "https"):
         raise FetchError(f"not an http(s) URL: {url}")
     site, first = site or origin(url), url

@@ -1,8 +1,6 @@
 """One sitemap or index file, read as a stream (memory stays flat): entries, size, hash, problem.
-
 The schemas' rules run in Python on every file; with the XSDs at hand (``--xsd-dir``) lxml
-validates the file against them too. A file gets one ``xml`` or ``schema`` finding at most.
-"""
+validates the file against them too. A file gets one ``xml`` or ``schema`` finding at most."""
 
 from __future__ import annotations
 
@@ -28,10 +26,8 @@ except ImportError:  # pragma: no cover - lxml is optional
 
 XSD_DIR_ENV = "SITEMAPKIT_XSD_DIR"
 URLSET_WITH_EXTENSIONS = "sitemap-all.local.xsd"
-# Remote schema locations served from the folder, never fetched.
-_LOCAL_COPIES = {"http://www.w3.org/2001/xml.xsd": "xml.xsd"}
-# tLoc: an anyURI of 12 to 2,048 characters; the protocol wants it absolute.
-LOC_MIN = 12
+_LOCAL_COPIES = {"http://www.w3.org/2001/xml.xsd": "xml.xsd"}  # read from the folder, not fetched
+LOC_MIN = 12  # tLoc: an anyURI of 12 to 2,048 characters; the protocol wants it absolute
 # xsd:date or xsd:dateTime (seconds required, fractions and a zone optional).
 _LASTMOD = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})"
@@ -103,8 +99,7 @@ _CHECKS: dict[str, Callable[[str], str | None]] = {
     "changefreq": changefreq_problem,
     "priority": priority_problem,
 }
-# The XSDs of a folder, by root element.
-Schemas = dict[str, Any]
+Schemas = dict[str, Any]  # the XSDs of a folder, by root element
 
 
 class SchemaError(Exception):
@@ -158,11 +153,9 @@ if etree is not None:
 
 
 class SchemaCheck:
-    """Validates the chunks of one file fed to it, keeping its first error.
-
-    lxml parses alongside the standard library's parser, which reads the entries and finds the
-    well-formedness errors lxml misses with a schema that imports others.
-    """
+    """Validates the chunks of one file fed to it, keeping its first error. lxml parses alongside
+    the standard library's parser, which reads the entries and finds the well-formedness errors
+    lxml misses with a schema that imports others."""
 
     def __init__(self, schema: Any) -> None:
         self.parser = etree.XMLPullParser(events=("end",), schema=schema, **_SAFE)
@@ -194,8 +187,7 @@ class Entry:
     number: int
     loc: str
     lastmod: str | None
-    # The file's root: "urlset" (a page URL) or "sitemapindex" (a page file).
-    kind: str = "urlset"
+    kind: str = "urlset"  # the file's root: "urlset" (a page URL) or "sitemapindex" (a page file)
 
 
 class HashingReader:

@@ -1,7 +1,5 @@
-"""``manage.py sitemapkit_validate [PATH | URL]``: check a published set or a live site.
-
-Exit status 0 when every file is right, 1 with findings or when there is nothing to check.
-"""
+"""``manage.py sitemapkit_validate [PATH | URL]``: check a published set or a live site. Exit
+status 0 when every file is right, 1 with findings or when there is nothing to check."""
 
 from __future__ import annotations
 
