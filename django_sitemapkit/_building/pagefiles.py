@@ -1,10 +1,5 @@
-"""A build's pages: which are kept as published, which rendered again, and their files.
-
-A model page whose fingerprint (its row count and newest lastmod) and whose
-section's configuration print are what they were is kept as published, without
-a render or a byte read. Any other page is rendered whole; its files are
-written only where its bytes changed.
-"""
+"""A build's pages: kept as published (no render, no read) while their fingerprint and section
+configuration stay the same, else rendered whole and written where their bytes changed."""
 
 from __future__ import annotations
 
@@ -51,8 +46,7 @@ class BuildResult:
     removed: list[str] = field(default_factory=list)
     urls: int = 0
     skipped: int = 0
-    # Entries listed without their unwritable lastmod; images left out (past 1,000 per URL,
-    # or not URLs).
+    # Entries listed without their unwritable lastmod; images left out (over 1,000 a URL, or bad).
     lastmods_dropped: int = 0
     images_dropped: int = 0
     # Bytes of the files rendered, and of the files written (.gz included).
@@ -114,11 +108,8 @@ def render_section(
     skipped: Callable[[int], None],
     pages_changed: Callable[[str], None],
 ) -> Iterator[tuple[int, RenderedPage]]:
-    """Pages ``numbers`` of a section, then any page split off while rendering them.
-
-    A page whose every URL is skipped has no file; ``skipped`` is told how
-    many rows it held, ``pages_changed`` when a split changed the section's pages.
-    """
+    """Pages ``numbers`` of a section, then any split off while rendering them. A page whose every
+    URL is skipped has no file (``skipped`` is told its rows); ``pages_changed``: on a split."""
     done: set[int] = set()
     pending = numbers
     while pending:
@@ -249,12 +240,9 @@ def changed_lastmod(
 
 
 class PageFiles:
-    """The page files of the generation being built, each kept from the last one or written anew.
-
-    Hashing, compressing and writing a page happen on a thread of their own
-    while the next page renders (hashlib, zlib and file writes let go of the
-    GIL on large buffers). Without a transaction (a dry run) files are only counted.
-    """
+    """The page files of the generation being built, each kept from the last one or written anew,
+    on a thread of their own while the next page renders (hashlib, zlib and writes release the
+    GIL). Without a transaction (a dry run) files are only counted."""
 
     def __init__(
         self,
@@ -301,8 +289,7 @@ class PageFiles:
             lastmod=None,  # set by _store, once its bytes are compared with the published ones
             index_lastmod=index_lastmod(figures, page),
             skipped=page.skipped,
-            # A page cut short while rendering holds fewer rows than its
-            # figures counted: render it again next time.
+            # Cut short while rendering, it holds fewer rows than its figures: rendered next time.
             fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
         )
         result = self.result

@@ -1,16 +1,10 @@
-"""``Sitemap.location(obj)`` made into a ``<loc>``: an escaped absolute URI (RFC 3986) of
-at most 2,048 characters on the sitemap's scheme and host, below its directory, or
-:class:`InvalidLocation` saying why, so the caller skips one row.
+"""``Sitemap.location(obj)`` made into a ``<loc>`` (docs/protocol.md), or :class:`InvalidLocation`
+saying why, so the caller skips one row.
 
-* Search engines compare URLs as strings: every spelling of a host becomes one
-  (IDNA 2003, as Django's ``punycode()``); the characters IDNA 2008 maps
-  differently (``ß``, ``ς``, ZWJ, ZWNJ) are refused rather than turned into
-  another domain. Percent-escapes are kept byte for byte; ``[``/``]`` are
-  encoded (libxml2's ``anyURI`` refuses them outside an IPv6 host).
-* Dot segments (``%2E`` too) are resolved, so ``/shop/../admin/`` cannot pass
-  for a URL under ``/shop/``. Session ids are removed: every crawl would see new
-  URLs, and sessions would leak.
-"""
+Search engines compare URLs as strings: every spelling of a host becomes one (IDNA 2003, as
+Django's ``punycode()``). Dot segments (``%2E`` too) are resolved, so ``/shop/../admin/`` cannot
+pass for a URL under ``/shop/``. Session ids are removed: every crawl would see new URLs, and
+sessions would leak."""
 
 from __future__ import annotations
 
@@ -56,10 +50,12 @@ _LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
 _HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\Z").match
 _IPV4_LIKE = re.compile(r"[0-9.]+\Z").match
 _PORT = re.compile(r"[0-9]{1,5}\Z").match
+# Mapped otherwise by IDNA 2008 (ß, ς, ZWJ, ZWNJ): refused rather than made another domain.
 _IDNA_DEVIATIONS = frozenset("\u00df\u03c2\u200c\u200d")
 
 # Kept as they are in path and query: the unreserved characters, the sub-delims,
 # ":", "@", "/", "?" and "%" (by the time quote() runs every "%" starts an escape).
+# "[" and "]" are not: libxml2's anyURI refuses them outside an IPv6 host.
 _SAFE = "/?@!$&'()*+,;=:%"
 _ALREADY_ENCODED = re.compile(r"[A-Za-z0-9._~/?@!$&'()*+,;=:%-]*\Z").match
 _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -299,8 +295,8 @@ class LocationBuilder:
 
     def build(self, raw: object) -> str:
         """The absolute URI for ``raw``, or :class:`InvalidLocation`."""
-        # Fast: an exact str holding a plain path, alone or on our origin. Anything
-        # else, every error included, takes the slow path, which words the messages.
+        # Fast: an exact str holding a plain path, alone or on our origin; anything else (errors
+        # too) takes the slow path, which words the messages.
         if type(raw) is str:
             if _FAST_PATH(raw) and "/." not in raw:
                 url = self.base_url + raw

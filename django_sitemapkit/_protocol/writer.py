@@ -1,10 +1,6 @@
-"""The one XML writer behind every sitemap and index, served or built.
-
-Entries arrive as text made with plain string operations (no template engine,
-no DOM): that keeps millions of URLs cheap. Each writer enforces the protocol's
-per-file limits (50,000 entries, 52,428,800 bytes uncompressed) and tells the
-caller when the next entry does not fit, so no code path can write an oversized file.
-"""
+"""The one XML writer behind every sitemap and index, served or built: entries are plain strings
+(no template, no DOM), cheap by the million; each writer enforces the per-file limits and tells
+the caller when the next entry does not fit, so no code path writes an oversized file."""
 
 from __future__ import annotations
 
@@ -94,8 +90,7 @@ _ENCODE_EVERY = 1000
 
 
 class _FileWriter:
-    """One file's entries under ``root_open``/``root_close``; ``stylesheet``: the href of the
-    XSL a browser shows the file with."""
+    """One file's entries under ``root_open``/``root_close``; ``stylesheet``: its XSL's href."""
 
     root_open: str
     root_close: str
@@ -110,8 +105,7 @@ class _FileWriter:
         self.max_entries = min(max_entries, MAX_ENTRIES_PER_FILE)
         self.max_bytes = max_bytes
         self.head = XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open
-        # Entries are kept as text and encoded a thousand at a time: one call each,
-        # and never the whole file as text and as bytes at once.
+        # Encoded a thousand at a time: few calls, never the whole file as text and bytes at once.
         self._entries: list[str] = []
         self._encoded: list[bytes] = []
         self._content: bytes | None = None
