@@ -1,9 +1,7 @@
 """One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs.
 
-A socket's timeout bounds each read, not an exchange (a server may drip its answer a byte at a
-time), so a watchdog shuts the socket down when the :class:`Deadline` passes. No redirect is
-followed. A proxy is used as urllib uses one, from the environment (``HTTPS_PROXY``, ...).
-"""
+A socket's timeout bounds each read, not an exchange (a server may drip its answer), so a watchdog
+shuts the socket at the :class:`Deadline`. No redirect is followed; proxies as urllib's."""
 
 from __future__ import annotations
 

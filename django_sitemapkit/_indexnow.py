@@ -1,7 +1,6 @@
-"""IndexNow: telling search engines which URLs a build changed (docs/indexnow.md).
-
-``watch()`` reads each page's old bytes *before* its write (a flat storage overwrites in place);
-``announce()`` submits once ``publish()`` returned. A failure is logged, never fails the build."""
+"""IndexNow: telling search engines which URLs a build changed (docs/indexnow.md). ``watch()``
+reads each page's old bytes *before* its write (a flat storage overwrites in place); ``announce()``
+submits once ``publish()`` returned. A failure is logged, never fails the build."""
 
 from __future__ import annotations
 
@@ -37,7 +36,6 @@ DELAYS = (1.0, 2.0, 4.0)
 TIMEOUT = 10.0
 DEFAULT_DEADLINE = 60.0
 USER_AGENT = "django-sitemapkit"
-# The name of the key file's route in each site's URL patterns.
 KEY_ROUTE = "indexnow-key"
 _SETTING = f"{SETTINGS_NAME}['INDEXNOW']"
 _KNOWN = {"KEY", "ENDPOINT", "BATCH_SIZE", "DEADLINE"}

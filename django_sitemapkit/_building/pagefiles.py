@@ -24,7 +24,6 @@ from django_sitemapkit._sitemaps import Sitemap
 
 T = TypeVar("T")
 
-# Pages handed to the background thread and not yet stored, at most.
 MAX_PENDING_PAGES = 2
 
 
@@ -136,8 +135,7 @@ def render_section(
 
 
 class SectionPages:
-    """The pages of the sections a build renders (``selected``, or every one), each kept or
-    rendered again; all are listed first, for the progress total."""
+    """The pages of the sections built, kept or rendered; listed first for the progress total."""
 
     def __init__(
         self,

@@ -1,12 +1,10 @@
 """W3C Datetime values for ``<lastmod>``: ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss+hh:mm`` (seconds
 truncated, so rounding never dates a page in the future), in ``tz``, the site's zone.
 
-* Naive datetimes are wall-clock times in ``tz`` (PEP 495); one in a DST gap is written as the
-  real local time of that instant (Paris 2024-03-31 02:30 -> ``03:30:00+02:00``).
-* Offsets of no whole minutes (local mean time) are rounded, the same instant written (a date
-  keeps its ``T00:00:00``); offsets beyond XML Schema's +-14:00 are written in UTC.
-
-Run once per URL, they lean on ``isoformat()`` (C code), the fastest measured."""
+Naive datetimes are wall-clock times in ``tz`` (PEP 495); one in a DST gap is written as the real
+local time of that instant (Paris 2024-03-31 02:30 -> ``03:30:00+02:00``). Offsets of no whole
+minutes are rounded, the same instant written (a date keeps its ``T00:00:00``); offsets beyond
+XML Schema's +-14:00 are written in UTC. Run once per URL, they lean on C ``isoformat()``."""
 
 from __future__ import annotations
 
@@ -109,8 +107,7 @@ def to_aware(value: Lastmod, tz: datetime.tzinfo) -> datetime.datetime:
 
 
 def later(newest: Lastmod | None, value: Lastmod | None, tz: datetime.tzinfo) -> Lastmod | None:
-    """The later of two lastmods (None ignored); a date against a datetime, or naive
-    against aware, is compared as aware datetimes in ``tz``."""
+    """The later of two lastmods (None ignored); mixed kinds are compared as aware in ``tz``."""
     if value is None:
         return newest
     if newest is None:

@@ -64,8 +64,7 @@ def priority_value(value: object) -> float:
 
 
 def changefreq_value(value: object) -> str:
-    """``value`` as sitemaps.org writes a changefreq (``"Daily"``, ``" weekly"`` are taken);
-    ValueError saying what is wrong."""
+    """``value`` as sitemaps.org writes a changefreq (``" Daily"`` is taken), else ValueError."""
     if isinstance(value, str) and (text := value.strip().lower()) in CHANGEFREQS:
         return text
     raise ValueError(f"{value!r} is not one of {', '.join(sorted(CHANGEFREQS))}")

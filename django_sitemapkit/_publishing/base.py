@@ -1,6 +1,5 @@
-"""What every publisher provides, the manifest, and the parts of publishing they all share.
-
-A set is published pages first, then the index, the manifest last: where files appear one by one
+"""What every publisher provides, the manifest, and the parts of publishing they all share:
+a set is published pages first, then the index, the manifest last: where files appear one by one
 (a flat storage), no index names a missing page, even if a build dies; the next build trusts the
 files a manifest lists, so it comes last everywhere."""
 
@@ -150,8 +149,7 @@ class Publisher(Protocol):
         """Remove what dead builds left behind; returns how many entries went."""
 
     def interrupted(self) -> bool:
-        """Whether a build died writing into the published set, whose files the next build
-        must then all write again (a storage that writes in place)."""
+        """Whether a build died writing in place, so the next one must write every file again."""
 
     def manifest(self) -> Manifest | None:
         """The published set's manifest, or None when nothing is published."""

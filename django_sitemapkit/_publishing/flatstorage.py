@@ -162,8 +162,7 @@ class FlatTransaction:
 
 
 def typed_storage(storage: Storage) -> Storage:
-    """``storage``, saving each file with :func:`content_type`'s type and no Content-Encoding.
-
+    """``storage``, saving each file with :func:`content_type`'s type and no Content-Encoding:
     django-storages' S3 backend guesses a Content-Encoding from the name (gzip for ``.xml.gz``)
     whatever the ``content_type``; its hook ``get_object_parameters(name)`` replaces the guess,
     on a copy, so the project's own use of the alias keeps its configuration."""
@@ -189,8 +188,7 @@ def _settled(stamp: datetime.datetime) -> bool:
 
 
 def _is_missing(exc: Exception) -> bool:
-    """Whether a storage error means "no such file" (botocore's ClientError with a 404 for S3);
-    anything else is a real failure and must propagate."""
+    """Whether a storage error means "no such file" (S3: a 404 ClientError); others propagate."""
     if isinstance(exc, FileNotFoundError):
         return True
     response = getattr(exc, "response", None)
