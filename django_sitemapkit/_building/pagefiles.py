@@ -87,9 +87,8 @@ def sha256(content: bytes) -> str:
 
 
 def retry_on_fresh_connections(read: Callable[[], T]) -> T:
-    """``read()``, again on fresh connections if the database dropped ours (long builds meet
-    servers that close long-lived connections), unless a transaction is open, whose work a
-    reconnect would lose: then the build fails without publishing."""
+    """``read()``, again on fresh connections if the database dropped ours (as servers do in long
+    builds), unless a transaction is open: a reconnect would lose its work, so the build fails."""
     try:
         return read()
     except (OperationalError, InterfaceError):

@@ -29,7 +29,6 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
 
 
 def escape(value: str) -> str:
-    """Entity-escape the five characters the protocol names."""
     return value.translate(_ESCAPES)
 
 

@@ -34,8 +34,7 @@ CACHE_LOCK_TIMEOUT = 600
 LOCK_POLL_SECONDS = 0.5
 # How old a manifest's modification time must be before it keys the cache.
 SETTLED = datetime.timedelta(seconds=2)
-# Written before a build's first file, deleted after its publish: there, it says a build died
-# writing, and the files may not be what the manifest says.
+# Written before a build's first file, deleted after its publish: if there, a build died writing.
 UNFINISHED = ".sitemapkit-unfinished"
 # The names of a set's files (_engine/rendering.py): index, pages, .gz, stylesheet.
 SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.xsl")

@@ -153,8 +153,7 @@ class LocalTransaction:
         self.previous_dir = (
             None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
         )
-        # Files are fsynced by a background thread while the build renders the next page;
-        # publish() waits for all of them before the rename that makes the generation visible.
+        # Fsynced on a thread while rendering goes on; publish() waits for all before its rename.
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
 
