@@ -17,8 +17,6 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 
 class Deadline:
-    """The moment a run stops, ``seconds`` from now."""
-
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.at = time.monotonic() + seconds

@@ -218,8 +218,7 @@ class Builder:
         return set(configs) - set(result.reconfigured)
 
     def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
-        """Why no published page can be kept as it is (its URLs are of the ``BASE_URL`` it was
-        built for, it has a ``.gz`` only if ``GZIP`` was on), or None if they can."""
+        """Why no published page can be kept as built (URLs, .gz, stylesheet differ), or None."""
         if previous is None:
             return "nothing was published before"
         if self._interrupted:

@@ -70,7 +70,6 @@ def changefreq_value(value: object) -> str:
 
 
 def accepts(parse: Callable[[object], object], value: object) -> bool:
-    """Whether ``parse`` (``priority_value``, ``changefreq_value``) takes ``value``."""
     try:
         parse(value)
     except ValueError:
@@ -112,8 +111,7 @@ class _FileWriter:
         self.count = 0
 
     def add_xml(self, xml: str, entries: int = 1) -> bool:
-        """Append serialised entries (one, or ``entries`` of one item); False, and nothing
-        written, when they do not fit."""
+        """Append serialised entries (one, or ``entries`` of one item), or none and return False."""
         if self.count + entries > self.max_entries:
             return False
         size = len(xml) if xml.isascii() else len(xml.encode())
@@ -127,8 +125,7 @@ class _FileWriter:
         return True
 
     def add_entries(self, xmls: list[str], size: int) -> bool:
-        """Append ``xmls``, one entry each, of ``size`` UTF-8 bytes in all; False, and nothing
-        written, when they do not all fit."""
+        """Append ``xmls``, an entry each, ``size`` UTF-8 bytes in all, or none and return False."""
         if self.count + len(xmls) > self.max_entries or self.size + size > self.max_bytes:
             return False
         self._entries.extend(xmls)

@@ -178,8 +178,7 @@ def wait_for_lock(
     poll: float,
     description: str,
 ) -> None:
-    """Call ``acquire`` until it returns True, at least once and for up to ``wait`` seconds;
-    then raise BuildLocked, naming ``holder()``."""
+    """Call ``acquire`` until True, at least once, for up to ``wait`` s; then raise BuildLocked."""
     deadline = time.monotonic() + wait
     while not acquire():
         if time.monotonic() >= deadline:

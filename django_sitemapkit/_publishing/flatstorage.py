@@ -41,8 +41,6 @@ SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.
 
 
 class FlatPublisher:
-    """The set in ``storage`` (under ``folder``, when given)."""
-
     def __init__(self, storage: Storage, alias: str, folder: str = "") -> None:
         self.storage = typed_storage(storage)
         self.folder = f"{folder.strip('/')}/" if folder else ""
