@@ -1,6 +1,5 @@
-"""One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs.
-
-A socket's timeout bounds each read, not an exchange (a server may drip its answer), so a watchdog
+"""One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs. A
+socket's timeout bounds each read, not an exchange (a server may drip its answer), so a watchdog
 shuts the socket at the :class:`Deadline`. No redirect is followed; proxies as urllib's."""
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """W3C Datetime values for ``<lastmod>``: ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss+hh:mm`` (seconds
-truncated, so rounding never dates a page in the future), in ``tz``, the site's zone.
-
-Naive datetimes are wall-clock times in ``tz`` (PEP 495); one in a DST gap is written as the real
-local time of that instant (Paris 2024-03-31 02:30 -> ``03:30:00+02:00``). Offsets of no whole
-minutes are rounded, the same instant written (a date keeps its ``T00:00:00``); offsets beyond
-XML Schema's +-14:00 are written in UTC. Run once per URL, they lean on C ``isoformat()``."""
+truncated, so rounding never dates a page in the future), in ``tz``, the site's zone. Naive
+datetimes are wall-clock times in ``tz`` (PEP 495); one in a DST gap is written as the real local
+time of that instant (Paris 2024-03-31 02:30 -> ``03:30:00+02:00``). Offsets of no whole minutes are
+rounded, the same instant written (a date keeps its ``T00:00:00``); offsets beyond XML Schema's
++-14:00 are written in UTC. Run once per URL, they lean on C ``isoformat()``."""
 
 from __future__ import annotations
 
