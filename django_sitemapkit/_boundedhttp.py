@@ -1,9 +1,6 @@
-"""One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs.
-
-A socket's timeout bounds each read, not an exchange (a server may drip its answer a byte at a
-time), so a watchdog shuts the socket down when the :class:`Deadline` passes. No redirect is
-followed. A proxy is used as urllib uses one, from the environment (``HTTPS_PROXY``, ...).
-"""
+"""One HTTP exchange bounded by a deadline: IndexNow's POSTs, ``sitemapkit_validate``'s GETs. A
+socket's timeout bounds each read, not an exchange (a server may drip its answer), so a watchdog
+shuts the socket at the :class:`Deadline`. No redirect is followed; proxies as urllib's."""
 
 from __future__ import annotations
 
@@ -19,8 +16,6 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 
 class Deadline:
-    """The moment a run stops, ``seconds`` from now."""
-
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.at = time.monotonic() + seconds
@@ -30,11 +25,9 @@ class Deadline:
 
 
 class _Watchdog(threading.Thread):
-    """Shuts the exchange's socket down once the deadline passes, until cancelled.
-
-    While connecting, the socket may not exist yet, or be replaced (TLS over a proxy's tunnel):
-    so it is shut again every 50 ms. ``sock``: the one connected, kept by the response.
-    """
+    """Shuts the exchange's socket down once the deadline passes, until cancelled; every 50 ms
+    again, as while connecting it may not exist yet or be replaced (TLS over a proxy's tunnel).
+    ``sock``: the one connected, kept by the response."""
 
     def __init__(self, connection: http.client.HTTPConnection, deadline: Deadline) -> None:
         super().__init__(daemon=True)
@@ -111,10 +104,8 @@ def exchange(
     body: bytes | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    """The answer to one request, whatever its status, each read waiting at most ``timeout``.
-
-    Raises what ``http.client`` raises (OSError, HTTPException, ValueError), at the deadline too.
-    """
+    """The answer to one request, whatever its status, each read waiting at most ``timeout``;
+    raises what ``http.client`` raises (OSError, HTTPException, ValueError), at the deadline too."""
     connection, target, proxy_headers = _connection(url, max(min(timeout, deadline.left()), 0.001))
     watchdog = _Watchdog(connection, deadline)
     try:

@@ -1,13 +1,6 @@
-"""IndexNow (https://www.indexnow.org/documentation): telling search engines which URLs a build
-changed.
-
-``watch()`` wraps the build's transaction: each page file it writes has its old
-bytes read *before* the write, since a flat storage overwrites in place. A URL
-changed when it is new, gone, or its ``<url>`` entry differs (a URL moved to
-another page with the same entry did not). ``announce()`` submits them once
-``publish()`` returned. One deadline bounds a build's POSTs; a failure is
-retried with backoff while it allows, then logged: it never fails the build.
-"""
+"""IndexNow: telling search engines which URLs a build changed (docs/indexnow.md). ``watch()``
+reads each page's old bytes *before* its write (a flat storage overwrites in place); ``announce()``
+submits once ``publish()`` returned. A failure is logged, never fails the build."""
 
 from __future__ import annotations
 
@@ -43,7 +36,6 @@ DELAYS = (1.0, 2.0, 4.0)
 TIMEOUT = 10.0
 DEFAULT_DEADLINE = 60.0
 USER_AGENT = "django-sitemapkit"
-# The name of the key file's route in each site's URL patterns.
 KEY_ROUTE = "indexnow-key"
 _SETTING = f"{SETTINGS_NAME}['INDEXNOW']"
 _KNOWN = {"KEY", "ENDPOINT", "BATCH_SIZE", "DEADLINE"}
@@ -196,11 +188,8 @@ def entries(xml: bytes | None) -> Iterator[tuple[str, bytes]]:
 
 
 class UrlDiff:
-    """The URLs whose entries differ between the old and new bytes of the pages given.
-
-    Entries equal on the same page cancel at once: a build's diff costs memory
-    in proportion to its changes, not to the pages it rewrote.
-    """
+    """The URLs whose entries differ between the old and new bytes of the pages given; equal
+    entries on one page cancel at once, so memory grows with the changes, not the pages."""
 
     def __init__(self) -> None:
         self._edited: set[str] = set()
@@ -220,7 +209,7 @@ class UrlDiff:
         self._gone.update(before)
 
     def changed(self) -> list[str]:
-        """Every URL added, edited or removed, sorted."""
+        """Every URL added, edited or removed (moved to another page unchanged: not), sorted."""
         urls = set(self._edited)
         for url in self._gone.keys() | self._came.keys():
             digest = self._gone.get(url)
@@ -276,11 +265,8 @@ class WatchingTransaction:
 def watch(
     transaction: Transaction | None, publisher: Publisher, previous: Manifest | None, base_url: str
 ) -> Transaction | None:
-    """``transaction``, noting changed URLs if IndexNow is on and a set was published before.
-
-    A first build submits nothing rather than every URL of the site; nor does
-    the first build for another base URL, whose every URL is new.
-    """
+    """``transaction``, noting changed URLs if IndexNow is on and a set was published before: a
+    first build submits nothing rather than every URL, nor does one for another base URL."""
     if transaction is None or previous is None or indexnow_config() is None:
         return transaction
     if previous.base_url != base_url:

@@ -1,8 +1,5 @@
-"""Pre-rendering every sitemap file into a storage: the engine of ``sitemapkit_build``.
-
-Pages are rendered by the code the views use, so a built file and a served
-file are the same bytes; a manifest makes builds incremental (pagefiles.py).
-"""
+"""Pre-rendering every sitemap file into a storage for ``sitemapkit_build``, with the views'
+own rendering code, so a built file and a served one are the same bytes."""
 
 from __future__ import annotations
 
@@ -123,7 +120,6 @@ class Builder:
         manifest = self._new_manifest(previous)
         selected, unpublished = self._select(asked, previous, result)
         transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
-        # Notes the URLs this build changes, for IndexNow (when it is on).
         transaction = watch(transaction, self.publisher, previous, self.base_url)
         try:
             self._build(manifest, previous, transaction, selected, result)
@@ -157,8 +153,7 @@ class Builder:
         result.every_section_because = self._stale_pages_reason(previous)
         if result.every_section_because is not None:
             return set(), set()
-        # A section without published pages has no files to keep: left out, it would be
-        # missing from the index.
+        # A section with no published pages has no files to keep: left out, the index would miss it.
         assert previous is not None
         have_pages = {record.section for record in previous.pages}
         unpublished = set(self.sitemaps.sections()) - asked - have_pages
@@ -195,7 +190,6 @@ class Builder:
                     manifest.configs[sitemap.name] = configs[sitemap.name]
                     manifest.pages.extend(pages.build(sitemap))
                     continue
-                # Not rebuilt this time: its published files stay as they are.
                 result.sections_kept += 1
                 if sitemap.name in old_configs:
                     manifest.configs[sitemap.name] = old_configs[sitemap.name]
@@ -212,8 +206,7 @@ class Builder:
         selected: set[str],
         result: BuildResult,
     ) -> set[str]:
-        """The sections whose unchanged pages may be kept; ``result`` names those whose
-        configuration changed, whose every page is rendered again."""
+        """Sections whose unchanged pages may be kept; sets ``result.reconfigured``: the others."""
         if self.full or self.rerender or self._stale_pages_reason(previous) is not None:
             return set()
         assert previous is not None
@@ -225,8 +218,7 @@ class Builder:
         return set(configs) - set(result.reconfigured)
 
     def _stale_pages_reason(self, previous: Manifest | None) -> str | None:
-        """Why no published page can be kept as it is (its URLs are of the ``BASE_URL`` it was
-        built for, it has a ``.gz`` only if ``GZIP`` was on), or None if they can."""
+        """Why no published page can be kept as built (URLs, .gz, stylesheet differ), or None."""
         if previous is None:
             return "nothing was published before"
         if self._interrupted:
@@ -247,8 +239,7 @@ class Builder:
         transaction: Transaction | None,
         result: BuildResult,
     ) -> None:
-        """Write the index of ``manifest``'s pages and publish the set, unless nothing changed
-        (and the build is not ``full``)."""
+        """Write the index and publish the set, unless nothing changed and the build is not full."""
         index = self._index(manifest.pages)
         manifest.index_sha256 = sha256(index.content)
         manifest.index_lastmod = self._index_file_lastmod(index, previous, manifest.index_sha256)
@@ -310,10 +301,9 @@ class Builder:
 
 
 def config_fingerprint(sitemap: Sitemap) -> str:
-    """A short digest of what shapes a section's files besides its rows, which row figures
-    cannot tell: the class's name, its public attributes, the source of every method a
-    project's class defines, the routes of the URL names it reverses (and its model's
-    ``get_absolute_url``), and the settings that change every file."""
+    """A digest of what shapes a section's files besides its rows (which figures cannot tell): its
+    class's name and public attributes, the project's methods' source, the routes of the URL names
+    it reverses (or its model's ``get_absolute_url``), and the settings that change every file."""
     digest = hashlib.sha256()
     for part in _config_parts(sitemap):
         digest.update(part.encode("utf-8", "surrogatepass"))
@@ -388,7 +378,7 @@ def _url_names(sitemap: Sitemap) -> list[str]:
 
 
 def _routes(name: str) -> str:
-    """The patterns the URL ``name`` (``namespace:name`` allowed) reverses to, as text."""
+    """The patterns the URL ``name`` (``namespace:name`` too) reverses to."""
     resolver = get_resolver()
     *namespaces, view = name.split(":")
     prefix = ""

@@ -1,10 +1,5 @@
-"""A build's pages: which are kept as published, which rendered again, and their files.
-
-A model page whose fingerprint (its row count and newest lastmod) and whose
-section's configuration print are what they were is kept as published, without
-a render or a byte read. Any other page is rendered whole; its files are
-written only where its bytes changed.
-"""
+"""A build's pages: kept as published (no render, no read) while their fingerprint and section
+configuration stay the same, else rendered whole and written where their bytes changed."""
 
 from __future__ import annotations
 
@@ -29,7 +24,6 @@ from django_sitemapkit._sitemaps import Sitemap
 
 T = TypeVar("T")
 
-# Pages handed to the background thread and not yet stored, at most.
 MAX_PENDING_PAGES = 2
 
 
@@ -51,8 +45,7 @@ class BuildResult:
     removed: list[str] = field(default_factory=list)
     urls: int = 0
     skipped: int = 0
-    # Entries listed without their unwritable lastmod; images left out (past 1,000 per URL,
-    # or not URLs).
+    # Entries listed without their unwritable lastmod; images left out (over 1,000 a URL, or bad).
     lastmods_dropped: int = 0
     images_dropped: int = 0
     # Bytes of the files rendered, and of the files written (.gz included).
@@ -94,9 +87,8 @@ def sha256(content: bytes) -> str:
 
 
 def retry_on_fresh_connections(read: Callable[[], T]) -> T:
-    """``read()``, again on fresh connections if the database dropped ours (long builds meet
-    servers that close long-lived connections), unless a transaction is open, whose work a
-    reconnect would lose: then the build fails without publishing."""
+    """``read()``, again on fresh connections if the database dropped ours (as servers do in long
+    builds), unless a transaction is open: a reconnect would lose its work, so the build fails."""
     try:
         return read()
     except (OperationalError, InterfaceError):
@@ -114,11 +106,8 @@ def render_section(
     skipped: Callable[[int], None],
     pages_changed: Callable[[str], None],
 ) -> Iterator[tuple[int, RenderedPage]]:
-    """Pages ``numbers`` of a section, then any page split off while rendering them.
-
-    A page whose every URL is skipped has no file; ``skipped`` is told how
-    many rows it held, ``pages_changed`` when a split changed the section's pages.
-    """
+    """Pages ``numbers`` of a section, then any split off while rendering them. A page whose every
+    URL is skipped has no file (``skipped`` is told its rows); ``pages_changed``: on a split."""
     done: set[int] = set()
     pending = numbers
     while pending:
@@ -145,8 +134,7 @@ def render_section(
 
 
 class SectionPages:
-    """The pages of the sections a build renders (``selected``, or every one), each kept or
-    rendered again; all are listed first, for the progress total."""
+    """The pages of the sections built, kept or rendered; listed first for the progress total."""
 
     def __init__(
         self,
@@ -249,12 +237,9 @@ def changed_lastmod(
 
 
 class PageFiles:
-    """The page files of the generation being built, each kept from the last one or written anew.
-
-    Hashing, compressing and writing a page happen on a thread of their own
-    while the next page renders (hashlib, zlib and file writes let go of the
-    GIL on large buffers). Without a transaction (a dry run) files are only counted.
-    """
+    """The page files of the generation being built, each kept from the last one or written anew,
+    on a thread of their own while the next page renders (hashlib, zlib and writes release the
+    GIL). Without a transaction (a dry run) files are only counted."""
 
     def __init__(
         self,
@@ -301,8 +286,7 @@ class PageFiles:
             lastmod=None,  # set by _store, once its bytes are compared with the published ones
             index_lastmod=index_lastmod(figures, page),
             skipped=page.skipped,
-            # A page cut short while rendering holds fewer rows than its
-            # figures counted: render it again next time.
+            # Cut short while rendering, it holds fewer rows than its figures: rendered next time.
             fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
         )
         result = self.result

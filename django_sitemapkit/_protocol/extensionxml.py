@@ -1,8 +1,5 @@
-"""Google's image, video and news elements, and ``Sitemap.extra_xml()`` fragments.
-
-A formatter returns the escaped text to write or raises ValueError saying what
-breaks Google's rules or the schemas: the caller drops that value and logs why.
-"""
+"""Google's image, video and news elements, and ``Sitemap.extra_xml()`` fragments: a formatter
+returns escaped text or raises ValueError saying what breaks Google's rules or the schemas."""
 
 from __future__ import annotations
 
@@ -214,8 +211,7 @@ def news_xml(news: object, now: datetime.datetime, tz: datetime.tzinfo) -> str:
 
 
 class VideoXml:
-    """Formats one file's videos (dicts): an invalid required value drops the video, an
-    invalid optional one just that value."""
+    """Formats videos (dicts): a bad required value drops the video, a bad optional one itself."""
 
     def __init__(self, base_url: str, tz: datetime.tzinfo) -> None:
         self.base_url = base_url

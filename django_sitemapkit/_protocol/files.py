@@ -9,8 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
-# Raw gzip, not a Content-Encoding: the file *is* a .gz, as sitemaps.org
-# describes, and clients must receive the compressed bytes unchanged.
+# Not a Content-Encoding: the file *is* a .gz (sitemaps.org), its bytes must reach clients as is.
 GZIP_CONTENT_TYPE = "application/gzip"
 # The type browsers expect of an XSL stylesheet (Chromium also takes XML types).
 XSL_CONTENT_TYPE = "text/xsl; charset=utf-8"

@@ -1,16 +1,8 @@
-"""``Sitemap.location(obj)`` made into a ``<loc>``: an escaped absolute URI (RFC 3986) of
-at most 2,048 characters on the sitemap's scheme and host, below its directory, or
-:class:`InvalidLocation` saying why, so the caller skips one row.
-
-* Search engines compare URLs as strings: every spelling of a host becomes one
-  (IDNA 2003, as Django's ``punycode()``); the characters IDNA 2008 maps
-  differently (``ß``, ``ς``, ZWJ, ZWNJ) are refused rather than turned into
-  another domain. Percent-escapes are kept byte for byte; ``[``/``]`` are
-  encoded (libxml2's ``anyURI`` refuses them outside an IPv6 host).
-* Dot segments (``%2E`` too) are resolved, so ``/shop/../admin/`` cannot pass
-  for a URL under ``/shop/``. Session ids are removed: every crawl would see new
-  URLs, and sessions would leak.
-"""
+"""``Sitemap.location(obj)`` made into a ``<loc>`` (docs/protocol.md), or :class:`InvalidLocation`
+saying why, so the caller skips one row. Search engines compare URLs as strings: every spelling of
+a host becomes one (IDNA 2003, as Django's ``punycode()``). Dot segments (``%2E`` too) are resolved,
+so ``/shop/../admin/`` cannot pass for a URL under ``/shop/``. Session ids are removed: every crawl
+would see new URLs, and sessions would leak."""
 
 from __future__ import annotations
 
@@ -56,10 +48,11 @@ _LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
 _HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\Z").match
 _IPV4_LIKE = re.compile(r"[0-9.]+\Z").match
 _PORT = re.compile(r"[0-9]{1,5}\Z").match
+# Mapped otherwise by IDNA 2008 (ß, ς, ZWJ, ZWNJ): refused rather than made another domain.
 _IDNA_DEVIATIONS = frozenset("\u00df\u03c2\u200c\u200d")
 
-# Kept as they are in path and query: the unreserved characters, the sub-delims,
-# ":", "@", "/", "?" and "%" (by the time quote() runs every "%" starts an escape).
+# Kept in path and query: unreserved, sub-delims, ":@/?" and "%" (by quote() time each "%" starts
+# an escape); not "[" or "]": libxml2's anyURI refuses them outside an IPv6 host.
 _SAFE = "/?@!$&'()*+,;=:%"
 _ALREADY_ENCODED = re.compile(r"[A-Za-z0-9._~/?@!$&'()*+,;=:%-]*\Z").match
 _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -168,8 +161,7 @@ def remove_dot_segments(path: str) -> str:
             if index == last:
                 output.append("")  # "/a/b/.." is the directory "/a/": keep its slash
         elif plain.startswith(".") and plain.partition(";")[0] in (".", ".."):
-            # Some servers (Tomcat) read "..;x=1" as "..": it could step out of
-            # the sitemap directory, so refuse rather than guess.
+            # Tomcat reads "..;x=1" as "..", which could leave the directory: refuse, not guess.
             raise InvalidLocation("contains an ambiguous dot segment with parameters")
         else:
             output.append(segment)
@@ -299,8 +291,7 @@ class LocationBuilder:
 
     def build(self, raw: object) -> str:
         """The absolute URI for ``raw``, or :class:`InvalidLocation`."""
-        # Fast: an exact str holding a plain path, alone or on our origin. Anything
-        # else, every error included, takes the slow path, which words the messages.
+        # Fast: a plain-path str, bare or on our origin; the rest goes below, which words errors.
         if type(raw) is str:
             if _FAST_PATH(raw) and "/." not in raw:
                 url = self.base_url + raw

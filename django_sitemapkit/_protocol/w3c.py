@@ -1,15 +1,9 @@
-"""W3C Datetime values for ``<lastmod>``: ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss+hh:mm``
-(seconds truncated, so rounding never dates a page in the future), in ``tz``, the site's zone.
-
-* Naive datetimes are wall-clock times in ``tz`` (PEP 495): a time in a DST gap is
-  written as the real local time of that instant (Paris 2024-03-31 02:30 ->
-  ``03:30:00+02:00``), never a time clocks did not show.
-* Offsets of no whole minutes (old local mean time) are rounded to the minute, the
-  same instant written (a date keeps its ``T00:00:00`` so the day never changes);
-  offsets beyond XML Schema's +-14:00 are written in UTC.
-
-They run once per URL, so they lean on ``isoformat()`` (C code), the fastest measured.
-"""
+"""W3C Datetime values for ``<lastmod>``: ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss+hh:mm`` (seconds
+truncated, so rounding never dates a page in the future), in ``tz``, the site's zone. Naive
+datetimes are wall-clock times in ``tz`` (PEP 495); one in a DST gap is written as the real local
+time of that instant (Paris 2024-03-31 02:30 -> ``03:30:00+02:00``). Offsets of no whole minutes are
+rounded, the same instant written (a date keeps its ``T00:00:00``); offsets beyond XML Schema's
++-14:00 are written in UTC. Run once per URL, they lean on C ``isoformat()``."""
 
 from __future__ import annotations
 
@@ -44,8 +38,7 @@ def _in_zone(value: datetime.datetime, tz: datetime.tzinfo) -> datetime.datetime
 
 
 def _representable(value: datetime.datetime, *, keep_wall_clock: bool) -> datetime.datetime:
-    """``value`` in an offset ``+hh:mm`` can write: the same instant, or with
-    ``keep_wall_clock`` (dates) the same reading."""
+    """``value`` in an offset ``+hh:mm`` can hold: the same instant, or (dates) the same reading."""
     offset = value.utcoffset()
     if offset is None:  # pragma: no cover - callers pass aware values
         return value
@@ -63,8 +56,7 @@ def _representable(value: datetime.datetime, *, keep_wall_clock: bool) -> dateti
 
 
 def is_w3c_datetime(text: str) -> bool:
-    """Whether ``isoformat(timespec="seconds")`` of an aware datetime can be written as it is:
-    any other length means an offset with seconds."""
+    """Whether an aware ``isoformat(timespec="seconds")`` is W3C (other lengths: offset seconds)."""
     return len(text) == 25 and text[20:] <= "14:00"
 
 
@@ -89,14 +81,12 @@ def format_lastmod(value: Lastmod, tz: datetime.tzinfo, *, date_only: bool) -> s
         return format_datetime(value, tz)
     if date_only:
         return value.isoformat()
-    # Midnight is already in tz; keeping its wall clock when the offset needs
-    # rounding stops 00:00+00:09:21 from becoming 23:59:39 the day before.
+    # Keeping midnight's wall clock stops 00:00+00:09:21 becoming 23:59:39 the day before.
     return _isoformat(_midnight(value, tz), keep_wall_clock=True)
 
 
 def _midnight(value: datetime.date, tz: datetime.tzinfo) -> datetime.datetime:
-    # Where a DST change happens at midnight (e.g. America/Havana), 00:00
-    # does not exist; _localize moves it to 01:00 of the same day.
+    # Where DST starts at midnight (America/Havana) 00:00 does not exist: _localize makes it 01:00.
     return _localize(datetime.datetime(value.year, value.month, value.day), tz)
 
 
@@ -116,8 +106,7 @@ def to_aware(value: Lastmod, tz: datetime.tzinfo) -> datetime.datetime:
 
 
 def later(newest: Lastmod | None, value: Lastmod | None, tz: datetime.tzinfo) -> Lastmod | None:
-    """The later of two lastmods (None ignored); a date against a datetime, or naive
-    against aware, is compared as aware datetimes in ``tz``."""
+    """The later of two lastmods (None ignored); mixed kinds are compared as aware in ``tz``."""
     if value is None:
         return newest
     if newest is None:

@@ -1,10 +1,6 @@
-"""The one XML writer behind every sitemap and index, served or built.
-
-Entries arrive as text made with plain string operations (no template engine,
-no DOM): that keeps millions of URLs cheap. Each writer enforces the protocol's
-per-file limits (50,000 entries, 52,428,800 bytes uncompressed) and tells the
-caller when the next entry does not fit, so no code path can write an oversized file.
-"""
+"""The one XML writer behind every sitemap and index, served or built: entries are plain strings
+(no template, no DOM), cheap by the million; each writer enforces the per-file limits and tells
+the caller when the next entry does not fit, so no code path writes an oversized file."""
 
 from __future__ import annotations
 
@@ -33,7 +29,6 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
 
 
 def escape(value: str) -> str:
-    """Entity-escape the five characters the protocol names."""
     return value.translate(_ESCAPES)
 
 
@@ -68,15 +63,13 @@ def priority_value(value: object) -> float:
 
 
 def changefreq_value(value: object) -> str:
-    """``value`` as sitemaps.org writes a changefreq (``"Daily"``, ``" weekly"`` are taken);
-    ValueError saying what is wrong."""
+    """``value`` as sitemaps.org writes a changefreq (``" Daily"`` is taken), else ValueError."""
     if isinstance(value, str) and (text := value.strip().lower()) in CHANGEFREQS:
         return text
     raise ValueError(f"{value!r} is not one of {', '.join(sorted(CHANGEFREQS))}")
 
 
 def accepts(parse: Callable[[object], object], value: object) -> bool:
-    """Whether ``parse`` (``priority_value``, ``changefreq_value``) takes ``value``."""
     try:
         parse(value)
     except ValueError:
@@ -94,8 +87,7 @@ _ENCODE_EVERY = 1000
 
 
 class _FileWriter:
-    """One file's entries under ``root_open``/``root_close``; ``stylesheet``: the href of the
-    XSL a browser shows the file with."""
+    """One file's entries under ``root_open``/``root_close``; ``stylesheet``: its XSL's href."""
 
     root_open: str
     root_close: str
@@ -110,8 +102,7 @@ class _FileWriter:
         self.max_entries = min(max_entries, MAX_ENTRIES_PER_FILE)
         self.max_bytes = max_bytes
         self.head = XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open
-        # Entries are kept as text and encoded a thousand at a time: one call each,
-        # and never the whole file as text and as bytes at once.
+        # Encoded a thousand at a time: few calls, never the whole file as text and bytes at once.
         self._entries: list[str] = []
         self._encoded: list[bytes] = []
         self._content: bytes | None = None
@@ -120,8 +111,7 @@ class _FileWriter:
         self.count = 0
 
     def add_xml(self, xml: str, entries: int = 1) -> bool:
-        """Append serialised entries (one, or ``entries`` of one item); False, and nothing
-        written, when they do not fit."""
+        """Append serialised entries (one, or ``entries`` of one item), or none and return False."""
         if self.count + entries > self.max_entries:
             return False
         size = len(xml) if xml.isascii() else len(xml.encode())
@@ -135,8 +125,7 @@ class _FileWriter:
         return True
 
     def add_entries(self, xmls: list[str], size: int) -> bool:
-        """Append ``xmls``, one entry each, of ``size`` UTF-8 bytes in all; False, and nothing
-        written, when they do not all fit."""
+        """Append ``xmls``, an entry each, ``size`` UTF-8 bytes in all, or none and return False."""
         if self.count + len(xmls) > self.max_entries or self.size + size > self.max_bytes:
             return False
         self._entries.extend(xmls)

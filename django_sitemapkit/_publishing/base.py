@@ -1,12 +1,7 @@
-"""What every publisher provides, the manifest, and the parts of publishing they all share.
-
-A build takes a publisher's lock, reads its manifest and writes a new set
-through a transaction readers cannot see until ``publish()``. A set is
-published pages first, then the index, the manifest last: where files become
-visible one by one (a flat storage), that order keeps readers from an index
-naming a missing page, also when a build dies half-way; the next build trusts
-the files a manifest lists, so it comes last everywhere.
-"""
+"""What every publisher provides, the manifest, and the parts of publishing they all share:
+a set is published pages first, then the index, the manifest last: where files appear one by one
+(a flat storage), no index names a missing page, even if a build dies; the next build trusts the
+files a manifest lists, so it comes last everywhere."""
 
 from __future__ import annotations
 
@@ -68,12 +63,10 @@ class Manifest:
     index_sha256: str = ""
     index_lastmod: str | None = None
     previous_generation: str | None = None
-    # Per section, the fingerprint of its class, URL patterns and settings: when it changes,
-    # the section is rendered again.
+    # Per section, a digest of its class, URL patterns and settings (changed: rendered again).
     configs: dict[str, str] = field(default_factory=dict)
     seconds: float | None = None
-    # The href every file names its XSL stylesheet by (None: STYLESHEET was off), and the hash
-    # of the stylesheet written beside the index.
+    # The href of the XSL every file names (None: STYLESHEET off); the hash of the one written.
     stylesheet: str | None = None
     stylesheet_sha256: str = ""
 
@@ -156,8 +149,7 @@ class Publisher(Protocol):
         """Remove what dead builds left behind; returns how many entries went."""
 
     def interrupted(self) -> bool:
-        """Whether a build died writing into the published set, whose files the next build
-        must then all write again (a storage that writes in place)."""
+        """Whether a build died writing in place, so the next one must write every file again."""
 
     def manifest(self) -> Manifest | None:
         """The published set's manifest, or None when nothing is published."""
@@ -186,8 +178,7 @@ def wait_for_lock(
     poll: float,
     description: str,
 ) -> None:
-    """Call ``acquire`` until it returns True, at least once and for up to ``wait`` seconds;
-    then raise BuildLocked, naming ``holder()``."""
+    """Call ``acquire`` until True, at least once, for up to ``wait`` s; then raise BuildLocked."""
     deadline = time.monotonic() + wait
     while not acquire():
         if time.monotonic() >= deadline:

@@ -1,15 +1,6 @@
-"""Publishing to any other storage (S3 through django-storages, ...): flat, index last.
-
-With no atomic rename, files of vanished pages are deleted only after the new
-index is published, so the index never names a missing object. Builds are
-guarded by a lock in Django's cache that expires if a build dies.
-
-Files are overwritten in place, so a build that dies after its first write
-leaves files its manifest does not describe. Its first write is therefore a
-marker (``UNFINISHED``), deleted once its set is published: the next build
-that finds it rewrites every file, and every publish deletes the files named
-like a set's that its manifest does not list.
-"""
+"""Publishing to any other storage (S3 through django-storages, ...): flat, index last, under a
+lock in Django's cache; vanished pages are deleted only after the new index is published. Files
+are overwritten in place, hence the ``UNFINISHED`` marker (docs/building.md)."""
 
 from __future__ import annotations
 
@@ -43,16 +34,13 @@ CACHE_LOCK_TIMEOUT = 600
 LOCK_POLL_SECONDS = 0.5
 # How old a manifest's modification time must be before it keys the cache.
 SETTLED = datetime.timedelta(seconds=2)
-# Written before a build's first file and deleted after its publish: if it is
-# there, a build died writing, and the files may not be what the manifest says.
+# Written before a build's first file, deleted after its publish: if there, a build died writing.
 UNFINISHED = ".sitemapkit-unfinished"
 # The names of a set's files (_engine/rendering.py): index, pages, .gz, stylesheet.
 SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.xsl")
 
 
 class FlatPublisher:
-    """The set in ``storage`` (under ``folder``, when given)."""
-
     def __init__(self, storage: Storage, alias: str, folder: str = "") -> None:
         self.storage = typed_storage(storage)
         self.folder = f"{folder.strip('/')}/" if folder else ""
@@ -171,14 +159,10 @@ class FlatTransaction:
 
 
 def typed_storage(storage: Storage) -> Storage:
-    """``storage``, saving each file with :func:`content_type`'s type and no Content-Encoding.
-
-    django-storages' S3 backend takes a Content-Encoding from
-    ``mimetypes.guess_type(name)`` (gzip for ``.xml.gz``) whatever the file's
-    ``content_type``; its per-object hook ``get_object_parameters(name)``
-    replaces that guess, on a copy: the project's own use of the alias keeps
-    its configuration.
-    """
+    """``storage``, saving each file with :func:`content_type`'s type and no Content-Encoding:
+    django-storages' S3 backend guesses a Content-Encoding from the name (gzip for ``.xml.gz``)
+    whatever the ``content_type``; its hook ``get_object_parameters(name)`` replaces the guess,
+    on a copy, so the project's own use of the alias keeps its configuration."""
     if not any(cls.__module__ == "storages.backends.s3" for cls in type(storage).__mro__):
         return storage
     configured = storage.get_object_parameters  # type: ignore[attr-defined]
@@ -201,8 +185,7 @@ def _settled(stamp: datetime.datetime) -> bool:
 
 
 def _is_missing(exc: Exception) -> bool:
-    """Whether a storage error means "no such file" (botocore's ClientError with a 404 for S3);
-    anything else is a real failure and must propagate."""
+    """Whether a storage error means "no such file" (S3: a 404 ClientError); others propagate."""
     if isinstance(exc, FileNotFoundError):
         return True
     response = getattr(exc, "response", None)

@@ -1,13 +1,6 @@
-"""Publishing to a local folder (``FileSystemStorage``, or ``BUILD_DIR``): generations.
-
-Every build writes a complete set into a hidden temporary folder, renames it
-to ``generations/<id>`` and atomically swaps the ``current`` symlink to it: a
-reader (a view, or a web server with ``root <folder>/current``) sees the whole
-previous set or the whole new one. Unchanged files are hard links to the
-previous generation's. The previous generation stays until the next build for
-readers still on it. A ``flock`` guards builds; the kernel releases it when a
-build dies, even by SIGKILL.
-"""
+"""Publishing to a local folder (``FileSystemStorage``, or ``BUILD_DIR``) in generations, each
+made visible whole by swapping the ``current`` symlink (docs/building.md). A ``flock`` guards
+builds: the kernel releases it when a build dies, even by SIGKILL."""
 
 from __future__ import annotations
 
@@ -160,8 +153,7 @@ class LocalTransaction:
         self.previous_dir = (
             None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
         )
-        # Files are fsynced by a background thread while the build renders the next page;
-        # publish() waits for all of them before the rename that makes the generation visible.
+        # Fsynced on a thread while rendering goes on; publish() waits for all before its rename.
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
 

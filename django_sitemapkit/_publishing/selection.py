@@ -1,10 +1,6 @@
-"""Which publisher this process publishes to and serves from, and the views' read of it.
-
-Inside the storage (``BUILD_DIR``, or the ``STORAGE`` alias) the default
-``SitemapSite`` publishes at its root, every other in a folder of its name
-(``news/``); under ``SITEMAPKIT["SITES"]`` each site in a folder of its name
-inside that (``shop/``, ``news/shop/``).
-"""
+"""Which publisher this process publishes to and serves from, and the views' read of it: the
+default ``SitemapSite`` at the storage's root, every other in a folder of its name (``news/``);
+under ``SITES`` each site in a folder of its name inside that (``shop/``, ``news/shop/``)."""
 
 from __future__ import annotations
 
