@@ -1,10 +1,8 @@
 """Sites: the hosts of ``SITEMAPKIT["SITES"]``, each with its base URL, the sections it lists
-(every registered one by default) and its robots.txt; and the site being rendered.
+(every registered one by default) and its robots.txt; and the site whose files are rendering.
 
-Views pick the site whose host is the request's (as ``ALLOWED_HOSTS``
-validated it) and refuse any other host; builds write one set per site.
-While a site's files render, :func:`current_site` names it, so a section's
-``for_site()`` can narrow its rows and its pages are recorded per site.
+Views serve the site whose host is the request's and refuse any other host; builds write one
+set per site.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError, CommandParser
@@ -95,24 +92,20 @@ def _site(name: object, value: object) -> SiteConfig:
         base_url = clean_base_url(value.get("BASE_URL"), f"{where}['BASE_URL']")
     except BaseUrlError as exc:
         raise SitesError(str(exc)) from None
+    sections = value.get("SECTIONS")
+    if sections is not None and (
+        isinstance(sections, str)
+        or not isinstance(sections, Sequence | set | frozenset)
+        or not all(isinstance(n, str) for n in sections)
+    ):
+        raise SitesError(f"{where}['SECTIONS'] must be a list of section names.")
     return SiteConfig(
         name=name,
         base_url=base_url,
-        sections=_sections(where, value.get("SECTIONS")),
+        sections=None if sections is None else tuple(sections),
         robots_txt_path=value.get("ROBOTS_TXT_PATH"),
         site_id=value.get("SITE_ID"),
     )
-
-
-def _sections(where: str, value: Any) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str) or not isinstance(value, Sequence | set | frozenset):
-        raise SitesError(f"{where}['SECTIONS'] must be a list of section names.")
-    names = tuple(value)
-    if not all(isinstance(n, str) for n in names):
-        raise SitesError(f"{where}['SECTIONS'] must be a list of section names.")
-    return names
 
 
 def site_named(name: str) -> SiteConfig:
