@@ -121,8 +121,7 @@ def site_named(name: str) -> SiteConfig:
 def selected_sites(names: Sequence[str] | None) -> list[SiteConfig | None]:
     """What a command works on: the sites ``names`` names, else every one; ``[None]`` without SITES.
 
-    Raises LookupError (an unknown name, or names without SITES) or SitesError.
-    """
+    Raises LookupError (an unknown name, or names without SITES) or SitesError."""
     sites = configured_sites()
     if not names:
         return list(sites) or [None]
@@ -163,12 +162,8 @@ def one_site(site: str | SiteConfig | None) -> SiteConfig | None:
 
 
 def site_for_host(host: str) -> SiteConfig | None:
-    """The site whose host is ``host`` (``request.get_host()``), or None.
-
-    Host names compare case-insensitively, a trailing dot ignored; a port
-    must match only where the site's base URL names one, since a proxy in
-    front of the project may or may not pass the public port on.
-    """
+    """The site whose host is ``host`` (any case, a trailing dot ignored), or None; a port
+    must match only where the base URL names one: a proxy may not pass the public port on."""
     name, port = _split_host(host)
     for site in configured_sites():
         site_name, site_port = _split_host(site.host)

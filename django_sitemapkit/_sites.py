@@ -236,11 +236,7 @@ class SitemapSite:
         sections_written([section], build_stale=False)
 
     def builder(self, *, site: str | SiteConfig | None = None, **options: Any) -> Builder:
-        """A build of the sections (of one site's, into its folder, under ``SITEMAPKIT["SITES"]``).
-
-        ``options`` are :meth:`build`'s, and ``progress``: called with (pages
-        done, pages in all) as each page is done.
-        """
+        """A build: :meth:`build`'s options, and ``progress`` called with (pages done, pages)."""
         return _RecordingBuilder(sitemaps=self, site=site, **options)
 
     def build(
@@ -256,10 +252,8 @@ class SitemapSite:
     ) -> BuildResult:
         """Render every file into the storage and publish them at once: ``sitemapkit_build``.
 
-        Under ``SITEMAPKIT["SITES"]`` one site is built: ``site`` names it
-        (it may be left out when only one is configured).
-
-        Raises BuildError, BuildLocked or PublishError; nothing is published then.
+        Under ``SITEMAPKIT["SITES"]`` one site is built: ``site`` names it (unless it is the
+        only one). Raises BuildError, BuildLocked or PublishError; nothing is published then.
         """
         builder = self.builder(
             publisher=publisher, full=full, rerender=rerender, dry_run=dry_run, site=site
@@ -312,12 +306,8 @@ class _RecordingBuilder(Builder):
 
 
 def registries(*, load_urlconf: bool = True) -> list[SitemapSite]:
-    """Every registry, by default after the URLconf has registered what it registers.
-
-    ``docs/migrating.md`` registers contrib's ``sitemaps`` dict in ``urls.py``,
-    which Django imports on the first request or ``reverse()``: a system check
-    could run before that and see no section.
-    """
+    """Every registry, by default after the URLconf registered what it registers
+    (docs/migrating.md does, and a system check may run before any request imports it)."""
     if load_urlconf:
         # A broken or missing URLconf is for Django's own URL checks to report.
         with contextlib.suppress(Exception):

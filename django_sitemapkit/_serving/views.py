@@ -116,12 +116,8 @@ def _built(
 
 
 def request_site(request: HttpRequest) -> SiteConfig | None:
-    """The site of ``SITEMAPKIT["SITES"]`` at the request's host; None without SITES.
-
-    The host is ``request.get_host()``'s, which ``ALLOWED_HOSTS`` validated
-    (a disallowed one is a 400); a host no site has is a 404, never another
-    site's files.
-    """
+    """The site of ``SITEMAPKIT["SITES"]`` at the request's host (``ALLOWED_HOSTS`` validated
+    it); None without SITES. A host no site has is a 404, never another site's files."""
     if not configured_sites():
         return None
     site = site_for_host(request.get_host())
@@ -168,9 +164,8 @@ def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | No
     """
     if value is None or value.utcoffset() is None:
         return None
-    # Subtracting aware datetimes is exact and cannot overflow, whatever the
-    # offset; a datetime *built* from the instant could (9999-12-31 at -06:00
-    # is in year 10000 UTC), which is why no timestamp round trip is made.
+    # Subtracting aware datetimes cannot overflow; a datetime built from the
+    # instant could (9999-12-31 at -06:00 is in year 10000 UTC).
     stamp = (value - _EPOCH) // _SECOND
     if stamp < _EARLIEST_STAMP:
         return None
