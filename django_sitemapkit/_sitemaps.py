@@ -22,8 +22,6 @@ from django_sitemapkit._reversing import site_languages
 from django_sitemapkit._siteconfig import SiteConfig
 from django_sitemapkit._sitemapchecks import ModelSitemapChecks, SitemapChecks
 
-__all__ = ["ModelSitemap", "Sitemap", "StaticViewSitemap"]
-
 
 class Sitemap:
     """A section of the sitemap: a sequence of items, each one ``<url>``.

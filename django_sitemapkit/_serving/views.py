@@ -132,13 +132,22 @@ def _site_sections(request: HttpRequest, sitemaps: SectionRegistry) -> SectionRe
 
 
 def _serve(
-    request: HttpRequest,
-    sitemaps: SectionRegistry,
-    filename: str,
-    sections: list[str],
-    render: Callable[[str], RenderedFile],
-    gz: bool,
+    request: HttpRequest, sitemaps: SectionRegistry, gz: bool, section: str | None, page: int = 0
 ) -> HttpResponseBase:
+    """The index (``section`` None) or a page of ``section``: built, cached or rendered now."""
+    sitemaps = _site_sections(request, sitemaps)
+    if section is None:
+        filename, sections = INDEX_NAME, sitemaps.sections()
+    elif sitemaps.get(section) is None:
+        raise Http404("No such sitemap section.")
+    else:
+        filename, sections = page_filename(section, page), [section]
+
+    def render(url: str) -> RenderedFile:
+        if section is None:
+            return render_index(base_url=url, sitemaps=sitemaps)
+        return render_page(section, page, base_url=url, sitemaps=sitemaps)
+
     site = site_of(sitemaps)
     served = _built(sitemaps, filename, gz, site, sections)
     if served is not None:
@@ -217,15 +226,7 @@ def _validated(
 @require_safe
 def index(request: HttpRequest, sitemaps: SectionRegistry, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
-    sitemaps = _site_sections(request, sitemaps)
-    return _serve(
-        request,
-        sitemaps,
-        INDEX_NAME,
-        sitemaps.sections(),
-        lambda base_url: render_index(base_url=base_url, sitemaps=sitemaps),
-        gz,
-    )
+    return _serve(request, sitemaps, gz, None)
 
 
 @nosniff
@@ -234,18 +235,7 @@ def section(
     request: HttpRequest, section: str, page: str, sitemaps: SectionRegistry, gz: bool = False
 ) -> HttpResponseBase:
     """``/sitemap-<section>-<page>.xml``."""
-    sitemaps = _site_sections(request, sitemaps)
-    if sitemaps.get(section) is None:
-        raise Http404("No such sitemap section.")
-    number = int(page)
-    return _serve(
-        request,
-        sitemaps,
-        page_filename(section, number),
-        [section],
-        lambda base_url: render_page(section, number, base_url=base_url, sitemaps=sitemaps),
-        gz,
-    )
+    return _serve(request, sitemaps, gz, section, int(page))
 
 
 # contrib's ``?p=N``: a page number the routes take, maybe zero-padded as int() reads it.
