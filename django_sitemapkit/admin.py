@@ -127,8 +127,7 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
     """
     if not isinstance(sitemap, ModelSitemap):
         return ""
-    name = sitemap.name
-    published = {r.number: r for r in manifest.pages if r.section == name}
+    published = {r.number: r for r in manifest.pages if r.section == sitemap.name}
     live = {f.number: f for f in rows.keyset_pages(sitemap).figures(site_time_zone())}
     missing = set(live) - set(published)
     if missing:
@@ -139,15 +138,14 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
             unpublished = pages_listing(sitemap, context, sorted(missing))
         if unpublished:
             return f"{len(unpublished)} pages not published"
-    if set(published) - set(live):
-        return f"{len(set(published) - set(live))} pages now empty"
+    empty = set(published) - set(live)
+    if empty:
+        return f"{len(empty)} pages now empty"
     was = sum(r.urls + r.skipped for r in published.values())
     now = sum(f.count for f in live.values())
     for number, figures in sorted(live.items()):
-        before = published.get(number)
-        if before is None:
-            continue  # split off while rendering, or every row skipped
-        if before.fingerprint != figures.fingerprint:
+        before = published.get(number)  # None: split off while rendering, or all rows skipped
+        if before is not None and before.fingerprint != figures.fingerprint:
             return f"page {number} changed ({now - was:+,} rows in all)"
     return ""
 
