@@ -13,7 +13,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 from django.template import TemplateDoesNotExist
-from django.template.loader import get_template, select_template
+from django.template.loader import select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 
 from django_sitemapkit._protocol.w3c import Lastmod
@@ -246,11 +246,9 @@ def template_mtime(path: str) -> datetime.datetime | None:
     )
     if not template_name:
         return None
+    names = [template_name] if isinstance(template_name, str) else list(template_name)
     try:
-        if isinstance(template_name, str):
-            template = get_template(template_name)
-        else:
-            template = select_template(list(template_name))
+        template = select_template(names)
     except TemplateDoesNotExist:
         return None
     filename = getattr(getattr(template, "origin", None), "name", None)
