@@ -18,7 +18,7 @@ from django_sitemapkit._indexnow import config_problems
 from django_sitemapkit._publishing.selection import folder_problem
 from django_sitemapkit._siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
 from django_sitemapkit._sitemapchecks import describe
-from django_sitemapkit._sites import registered_sites
+from django_sitemapkit._sites import registries
 
 
 def check_settings(
@@ -66,7 +66,7 @@ def _check_sites_setting() -> list[CheckMessage]:
     except SitesError as exc:
         hint = 'SITES = {"shop": {"BASE_URL": "https://shop.example.com", "SECTIONS": [...]}}'
         return [Error(str(exc), hint=hint, id="sitemapkit.E020")]
-    registered = {name for site in registered_sites() for name in site.sections()}
+    registered = {name for site in registries() for name in site.sections()}
     return [
         Error(
             f"SITEMAPKIT['SITES'][{config.name!r}]['SECTIONS'] names {name!r}, which no "
@@ -99,7 +99,7 @@ def check_sites(
     """Each site's checks (E007, and each section's own ``check()``), E025, then E015."""
     errors: list[CheckMessage] = []
     owners: dict[str, str] = {}
-    for site in registered_sites():
+    for site in registries():
         errors.extend(site.check(app_configs))
         problem = folder_problem(site.name)
         if problem is not None:
@@ -127,7 +127,7 @@ def check_index_directory(
 ) -> list[CheckMessage]:
     """E014: sections whose URLs the index's directory cannot list, as known without rows."""
     errors: list[CheckMessage] = []
-    for site in registered_sites():
+    for site in registries():
         for config in _base_urls():
             try:
                 url = base_url() if config is None else config.base_url
@@ -165,7 +165,7 @@ def check_url_routes(
 ) -> list[CheckMessage]:
     """I001: a model section calls location() per row (slow); I002: it fills a URL pattern."""
     messages: list[CheckMessage] = []
-    for site in registered_sites():
+    for site in registries():
         for sitemap in site:
             try:
                 report = route_report(sitemap)

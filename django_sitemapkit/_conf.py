@@ -1,17 +1,10 @@
-"""The ``SITEMAPKIT`` settings dict, read lazily, with every default in one place.
-
-Settings are read on each access rather than at import time so that
-``override_settings`` in tests and late configuration both work; the lookup is
-a dict merge, far cheaper than anything it guards.
-
-The site's base URL is resolved here too, by :func:`base_url`, so that views,
-builds, commands and checks accept and refuse the same values with the same
-words.
-"""
+"""The ``SITEMAPKIT`` settings dict, read on each access (so ``override_settings`` works), with
+every default in one place; and the site's base URL, which views, builds, commands and checks
+accept and refuse alike."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -26,69 +19,51 @@ SETTINGS_NAME = "SITEMAPKIT"
 # The start of every key this app writes to a Django cache (rendered files,
 # their tokens, the build lock), so none can meet a key of the project's own.
 CACHE_KEY_PREFIX = "sitemapkit:1"
-# How messages name the BASE_URL setting.
-BASE_URL_SETTING = f"{SETTINGS_NAME}['BASE_URL']"
-
-# One place for every key and its default; the README documents each of them.
-DEFAULTS: dict[str, Any] = {
-    # Absolute URL of the site: scheme, host and optional path prefix. Required.
-    "BASE_URL": None,
-    # Build URLs from the request's Host header instead of BASE_URL. Off by
-    # default: a poisoned Host header must never reach a cached sitemap.
-    "USE_REQUEST_HOST": False,
-    # Django cache alias used for rendered files, and their timeout in seconds
-    # (None: until invalidated; 0: no caching).
-    "CACHE_ALIAS": "default",
-    "CACHE_TIMEOUT": 3600,
-    # Value of the X-Robots-Tag header on every sitemap response; None omits it.
-    "X_ROBOTS_TAG": "noindex",
-    # Query parameters removed from every <loc>, matched case-insensitively.
-    "STRIP_QUERY_PARAMS": DEFAULT_STRIP_PARAMS,
-    # Where `sitemapkit_build` publishes: a STORAGES alias, or None for the
-    # local folder BUILD_DIR (default: <BASE_DIR>/sitemaps).
-    "STORAGE": None,
-    "BUILD_DIR": None,
-    # Also write (and serve from the build) a .xml.gz beside every .xml.
-    "GZIP": True,
-    # Name the .xml.gz files in the index instead of the .xml files.
-    "INDEX_LINKS_GZIP": False,
-    # Let the views serve the published build instead of rendering, when one exists.
-    "SERVE_BUILT_FILES": True,
-    # Filesystem path of the robots.txt that `sitemapkit_robots` maintains.
-    "ROBOTS_TXT_PATH": None,
-    # Several sites from one project: name -> {"BASE_URL", "SECTIONS",
-    # "ROBOTS_TXT_PATH", "SITE_ID"} (see _siteconfig.py); None for one site.
-    "SITES": None,
-    # Reference the XSL stylesheet (a table for people) from every file.
-    "STYLESHEET": True,
-    # IndexNow after builds: {"KEY": ..., "ENDPOINT": ...}; None: off.
-    "INDEXNOW": None,
-    # Enqueue a background rebuild (Django's tasks framework) after commits
-    # touching registered models, at most one per section per DEBOUNCE seconds.
-    "REBUILD_AFTER_COMMIT": False,
-    "REBUILD_DEBOUNCE": 60,
-}
 
 
 @dataclass(frozen=True)
 class SitemapkitSettings:
-    BASE_URL: str | None
-    USE_REQUEST_HOST: bool
-    CACHE_ALIAS: str
-    CACHE_TIMEOUT: int | None
-    X_ROBOTS_TAG: str | None
-    STRIP_QUERY_PARAMS: tuple[str, ...]
-    ROBOTS_TXT_PATH: str | None
-    STORAGE: str | None
-    BUILD_DIR: str | None
-    GZIP: bool
-    INDEX_LINKS_GZIP: bool
-    SERVE_BUILT_FILES: bool
-    SITES: dict[str, Any] | None
-    STYLESHEET: bool
-    INDEXNOW: dict[str, Any] | None
-    REBUILD_AFTER_COMMIT: bool
-    REBUILD_DEBOUNCE: float
+    """Every key and its default; the README documents each of them."""
+
+    # Absolute URL of the site: scheme, host and optional path prefix. Required.
+    BASE_URL: str | None = None
+    # Build URLs from the request's Host header instead of BASE_URL. Off by
+    # default: a poisoned Host header must never reach a cached sitemap.
+    USE_REQUEST_HOST: bool = False
+    # Django cache alias used for rendered files, and their timeout in seconds
+    # (None: until invalidated; 0: no caching).
+    CACHE_ALIAS: str = "default"
+    CACHE_TIMEOUT: int | None = 3600
+    # Value of the X-Robots-Tag header on every sitemap response; None omits it.
+    X_ROBOTS_TAG: str | None = "noindex"
+    # Query parameters removed from every <loc>, matched case-insensitively.
+    STRIP_QUERY_PARAMS: tuple[str, ...] = DEFAULT_STRIP_PARAMS
+    # Filesystem path of the robots.txt that `sitemapkit_robots` maintains.
+    ROBOTS_TXT_PATH: str | None = None
+    # Where `sitemapkit_build` publishes: a STORAGES alias, or None for the
+    # local folder BUILD_DIR (default: <BASE_DIR>/sitemaps).
+    STORAGE: str | None = None
+    BUILD_DIR: str | None = None
+    # Also write (and serve from the build) a .xml.gz beside every .xml.
+    GZIP: bool = True
+    # Name the .xml.gz files in the index instead of the .xml files.
+    INDEX_LINKS_GZIP: bool = False
+    # Let the views serve the published build instead of rendering, when one exists.
+    SERVE_BUILT_FILES: bool = True
+    # Several sites from one project: name -> {"BASE_URL", "SECTIONS",
+    # "ROBOTS_TXT_PATH", "SITE_ID"} (see _siteconfig.py); None for one site.
+    SITES: dict[str, Any] | None = None
+    # Reference the XSL stylesheet (a table for people) from every file.
+    STYLESHEET: bool = True
+    # IndexNow after builds: {"KEY": ..., "ENDPOINT": ...}; None: off.
+    INDEXNOW: dict[str, Any] | None = None
+    # Enqueue a background rebuild (Django's tasks framework) after commits
+    # touching registered models, at most one per section per DEBOUNCE seconds.
+    REBUILD_AFTER_COMMIT: bool = False
+    REBUILD_DEBOUNCE: float = 60
+
+
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SitemapkitSettings)}
 
 
 def user_settings() -> dict[str, Any]:
@@ -117,7 +92,7 @@ class BaseUrlError(ImproperlyConfigured, ValueError):
         super().__init__(message)
 
 
-def clean_base_url(value: object, source: str = BASE_URL_SETTING) -> str:
+def clean_base_url(value: object, source: str = f"{SETTINGS_NAME}['BASE_URL']") -> str:
     """``value`` normalised as a base URL (see ``parse_base_url``), or BaseUrlError."""
     if not value:
         raise BaseUrlError(source)

@@ -1,10 +1,8 @@
 """Sites: the hosts of ``SITEMAPKIT["SITES"]``, each with its base URL, the sections it lists
-(every registered one by default) and its robots.txt; and the site being rendered.
+(every registered one by default) and its robots.txt; and the site whose files are rendering.
 
-Views pick the site whose host is the request's (as ``ALLOWED_HOSTS``
-validated it) and refuse any other host; builds write one set per site.
-While a site's files render, :func:`current_site` names it, so a section's
-``for_site()`` can narrow its rows and its pages are recorded per site.
+Views serve the site whose host is the request's and refuse any other host; builds write one
+set per site.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError, CommandParser
@@ -95,24 +92,20 @@ def _site(name: object, value: object) -> SiteConfig:
         base_url = clean_base_url(value.get("BASE_URL"), f"{where}['BASE_URL']")
     except BaseUrlError as exc:
         raise SitesError(str(exc)) from None
+    sections = value.get("SECTIONS")
+    if sections is not None and (
+        isinstance(sections, str)
+        or not isinstance(sections, Sequence | set | frozenset)
+        or not all(isinstance(n, str) for n in sections)
+    ):
+        raise SitesError(f"{where}['SECTIONS'] must be a list of section names.")
     return SiteConfig(
         name=name,
         base_url=base_url,
-        sections=_sections(where, value.get("SECTIONS")),
+        sections=None if sections is None else tuple(sections),
         robots_txt_path=value.get("ROBOTS_TXT_PATH"),
         site_id=value.get("SITE_ID"),
     )
-
-
-def _sections(where: str, value: Any) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str) or not isinstance(value, Sequence | set | frozenset):
-        raise SitesError(f"{where}['SECTIONS'] must be a list of section names.")
-    names = tuple(value)
-    if not all(isinstance(n, str) for n in names):
-        raise SitesError(f"{where}['SECTIONS'] must be a list of section names.")
-    return names
 
 
 def site_named(name: str) -> SiteConfig:
@@ -128,8 +121,7 @@ def site_named(name: str) -> SiteConfig:
 def selected_sites(names: Sequence[str] | None) -> list[SiteConfig | None]:
     """What a command works on: the sites ``names`` names, else every one; ``[None]`` without SITES.
 
-    Raises LookupError (an unknown name, or names without SITES) or SitesError.
-    """
+    Raises LookupError (an unknown name, or names without SITES) or SitesError."""
     sites = configured_sites()
     if not names:
         return list(sites) or [None]
@@ -170,12 +162,8 @@ def one_site(site: str | SiteConfig | None) -> SiteConfig | None:
 
 
 def site_for_host(host: str) -> SiteConfig | None:
-    """The site whose host is ``host`` (``request.get_host()``), or None.
-
-    Host names compare case-insensitively, a trailing dot ignored; a port
-    must match only where the site's base URL names one, since a proxy in
-    front of the project may or may not pass the public port on.
-    """
+    """The site whose host is ``host`` (any case, a trailing dot ignored), or None; a port
+    must match only where the base URL names one: a proxy may not pass the public port on."""
     name, port = _split_host(host)
     for site in configured_sites():
         site_name, site_port = _split_host(site.host)

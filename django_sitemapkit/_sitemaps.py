@@ -1,12 +1,5 @@
-"""The sitemap classes: what a project subclasses and registers.
-
-The API is ``django.contrib.sitemaps``': ``items()`` and ``location()``;
-``lastmod``, ``changefreq`` and ``priority`` as attributes or as methods
-taking the item; ``limit``, ``protocol``, ``i18n``, ``languages``,
-``alternates``, ``x_default`` and ``get_languages_for_item()``, with
-contrib's meaning. Everything here is a hook; the engine that pages, renders
-and publishes sections lives in ``django_sitemapkit._engine``.
-"""
+"""The sitemap classes a project subclasses and registers: hooks only, in
+``django.contrib.sitemaps``' API; ``_engine`` pages, renders and publishes them."""
 
 from __future__ import annotations
 
@@ -20,7 +13,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 from django.template import TemplateDoesNotExist
-from django.template.loader import get_template, select_template
+from django.template.loader import select_template
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 
 from django_sitemapkit._protocol.w3c import Lastmod
@@ -29,14 +22,14 @@ from django_sitemapkit._reversing import site_languages
 from django_sitemapkit._siteconfig import SiteConfig
 from django_sitemapkit._sitemapchecks import ModelSitemapChecks, SitemapChecks
 
-__all__ = ["ModelSitemap", "Sitemap", "StaticViewSitemap"]
-
 
 class Sitemap:
     """A section of the sitemap: a sequence of items, each one ``<url>``.
 
-    Subclasses override ``items()`` and ``location()``; ``lastmod``,
-    ``changefreq`` and ``priority`` are attributes or methods taking the item.
+    As in ``django.contrib.sitemaps``: subclasses override ``items()`` and
+    ``location()``; ``lastmod``, ``changefreq`` and ``priority`` are attributes
+    or methods taking the item; ``limit``, ``protocol``, ``i18n``, ``languages``,
+    ``alternates`` and ``x_default`` have contrib's meaning.
     """
 
     #: The section's name in file names and URLs; registering sets it.
@@ -78,11 +71,10 @@ class Sitemap:
         """The model whose saves change this section: ``model``, else that of ``items()``'s QuerySet."""
         if self.model is not None:
             return self.model
-        learned = self.__dict__
-        if "_items_model" not in learned:
+        if "_items_model" not in self.__dict__:
             items = self.items()
-            learned["_items_model"] = items.model if isinstance(items, QuerySet) else None
-        model: type[models.Model] | None = learned["_items_model"]
+            self.__dict__["_items_model"] = items.model if isinstance(items, QuerySet) else None
+        model: type[models.Model] | None = self.__dict__["_items_model"]
         return model
 
     def for_site(self, items: Any, site: SiteConfig) -> Any:
@@ -254,16 +246,12 @@ def template_mtime(path: str) -> datetime.datetime | None:
     )
     if not template_name:
         return None
+    names = [template_name] if isinstance(template_name, str) else list(template_name)
     try:
-        if isinstance(template_name, str):
-            template = get_template(template_name)
-        else:
-            template = select_template(list(template_name))
+        template = select_template(names)
     except TemplateDoesNotExist:
         return None
-    origin = getattr(template, "origin", None)
-    filename = getattr(origin, "name", None)
+    filename = getattr(getattr(template, "origin", None), "name", None)
     if not filename or not os.path.exists(filename):
         return None
-    stamp = int(os.path.getmtime(filename))
-    return datetime.datetime.fromtimestamp(stamp, tz=datetime.UTC)
+    return datetime.datetime.fromtimestamp(int(os.path.getmtime(filename)), tz=datetime.UTC)

@@ -1,12 +1,9 @@
-"""Registries of sitemap sections (``SitemapSite``), served by their URLs and built, in
-``django.contrib.admin``'s shape.
+"""Registries of sitemap sections (``SitemapSite``) in ``django.contrib.admin``'s shape: what
+``register()`` fills, ``site.urls`` serves and ``build()`` publishes.
 
-A registry is a set of sections with one index: ``sitemapkit.site`` is the
-default one, which ``path("", sitemapkit.site.urls)`` serves. Each host of
-``SITEMAPKIT["SITES"]`` serves the sections it lists; a second registry is
-only for a second index under another path (docs/sites.md). Besides
-sitemapkit's classes, ``django.contrib.sitemaps`` classes and instances
-(``GenericSitemap``) register as they are (_compat.py).
+``sitemapkit.site`` is the default registry; a second one is only for a second index under
+another path (docs/sites.md), while the hosts of ``SITEMAPKIT["SITES"]`` are sites
+(_siteconfig.py) each serving some sections of a registry.
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ from django_sitemapkit._compat import is_contrib_sitemap, section_class
 from django_sitemapkit._engine.rendering import URL_NAMESPACE
 from django_sitemapkit._publishing.base import Publisher
 from django_sitemapkit._serving.cache import (
-    drop_cached_files,
     record_build,
     sections_of,
     sections_written,
@@ -41,11 +37,6 @@ from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
 _registries: weakref.WeakSet[SitemapSite] = weakref.WeakSet()
 
 SitemapClass = TypeVar("SitemapClass")
-
-REGISTERABLE = (
-    "a django_sitemapkit Sitemap subclass (Sitemap, ModelSitemap, StaticViewSitemap) or "
-    "a django.contrib.sitemaps Sitemap subclass or instance (GenericSitemap(...) included)"
-)
 
 
 class AlreadyRegistered(Exception):
@@ -73,8 +64,8 @@ class Registration:
         self.section = section
         self._installed_default: str | None = None
 
-    def install(self, sitemap_class: type[Sitemap], *, is_default: bool = False) -> str:
-        model = self.model if self.model is not None else sitemap_class.model
+    def install(self, sitemap_class: type[Sitemap], *, is_default: bool = False) -> None:
+        model = self.model or sitemap_class.model
         if model is None and issubclass(sitemap_class, ModelSitemap):
             # A contrib-style items() names the model: its QuerySet's.
             model = sitemap_class().get_queryset().model
@@ -85,17 +76,14 @@ class Registration:
                     f"{sitemap_class.__qualname__} has no model: register it with section=."
                 )
             name = default_section_name(model)
-        attrs: dict[str, Any] = {"section": name}
-        if model is not None:
-            attrs["model"] = model
         # A subclass per registration keeps class attributes of the user's
         # class untouched, so one class can serve several sections.
+        attrs = {"section": name, "model": model}
         bound_class = type(sitemap_class.__name__, (sitemap_class,), attrs)
         bound_class.__module__ = sitemap_class.__module__
         bound_class.__qualname__ = sitemap_class.__qualname__
         self.registry.add(name, bound_class(), replacing=self._installed_default)
         self._installed_default = name if is_default else None
-        return name
 
     def __call__(self, sitemap_class: SitemapClass) -> SitemapClass:
         if is_contrib_sitemap(sitemap_class):
@@ -108,7 +96,11 @@ class Registration:
         elif isinstance(sitemap_class, type) and issubclass(sitemap_class, Sitemap):
             self.install(sitemap_class)
         else:
-            raise TypeError(f"register() takes {REGISTERABLE}; got {sitemap_class!r}.")
+            raise TypeError(
+                "register() takes a django_sitemapkit Sitemap subclass (Sitemap, ModelSitemap, "
+                "StaticViewSitemap) or a django.contrib.sitemaps Sitemap subclass or instance "
+                f"(GenericSitemap(...) included); got {sitemap_class!r}."
+            )
         return sitemap_class
 
 
@@ -148,8 +140,7 @@ class SitemapSite:
             raise TypeError("register() needs a model, a sitemap class or section=.")
         if model is not None and sitemap_class is None:
             name = section or default_section_name(model)
-            # A section of that name listing something else is E007 instead
-            # (a check, not an import error).
+            # A section of that name listing something else is E007 instead.
             taken = self._registry.get(name)
             if taken is not None and taken.model is model:
                 raise AlreadyRegistered(
@@ -167,20 +158,19 @@ class SitemapSite:
     def register_sitemaps(self, sitemaps: Mapping[str, Any]) -> None:
         """Register the ``sitemaps`` dict of ``django.contrib.sitemaps.views``: a section per key.
 
-        The values are what contrib takes -- its ``Sitemap`` subclasses and
-        instances, ``GenericSitemap(info_dict, ...)`` included -- or
-        sitemapkit's own classes.
+        The values are what contrib takes (``GenericSitemap(info_dict, ...)``
+        included) or sitemapkit's own classes.
         """
         for name, sitemap in sitemaps.items():
             self.register(sitemap_class=sitemap, section=name)
 
     def unregister(self, model_or_section: type[models.Model] | str) -> None:
         """Remove the section of that name, or every section of that model."""
-        names = [
-            n for n, sitemap in self._registry.items() if model_or_section in (n, sitemap.model)
-        ]
+        names = [n for n, s in self._registry.items() if model_or_section in (n, s.model)]
         if not names:
-            raise NotRegistered(f"{_describe(model_or_section)} is not registered.")
+            if isinstance(model_or_section, str):
+                raise NotRegistered(f"The section {model_or_section!r} is not registered.")
+            raise NotRegistered(f"The model {model_or_section._meta.label} is not registered.")
         for name in names:
             del self._registry[name]
 
@@ -203,10 +193,9 @@ class SitemapSite:
         return len(self._registry)
 
     def __bool__(self) -> bool:
-        # Without this an empty registry is falsy, and Django's
-        # autodiscover_modules(register_to=...) then skips the snapshot it
-        # restores when an app's sitemaps.py raises: the user would see an
-        # UnboundLocalError instead of their own exception.
+        # An empty registry must not be falsy: autodiscover_modules(register_to=...)
+        # would then skip the snapshot it restores when an app's sitemaps.py raises,
+        # and the user would see an UnboundLocalError instead of their own exception.
         return True
 
     def sections(self) -> list[str]:
@@ -218,8 +207,8 @@ class SitemapSite:
             self._registry.pop(replacing, None)
         if name in self._registry:
             self.duplicate_sections.append((name, type(sitemap).__qualname__))
-            return
-        self._registry[name] = sitemap
+        else:
+            self._registry[name] = sitemap
 
     def get_urls(self) -> list[URLPattern]:
         """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml`` and their ``.gz``."""
@@ -244,15 +233,10 @@ class SitemapSite:
             sections_written([target] if isinstance(target, str) else sections_of(target, self))
 
     def invalidate_listing(self, section: str) -> None:
-        # A render moved the section's pages: the cached index lists the old ones.
-        drop_cached_files([section])
+        sections_written([section], build_stale=False)
 
     def builder(self, *, site: str | SiteConfig | None = None, **options: Any) -> Builder:
-        """A build of the sections (of one site's, into its folder, under ``SITEMAPKIT["SITES"]``).
-
-        ``options`` are :meth:`build`'s, and ``progress``: called with (pages
-        done, pages in all) as each page is done.
-        """
+        """A build: :meth:`build`'s options, and ``progress`` called with (pages done, pages)."""
         return _RecordingBuilder(sitemaps=self, site=site, **options)
 
     def build(
@@ -268,10 +252,8 @@ class SitemapSite:
     ) -> BuildResult:
         """Render every file into the storage and publish them at once: ``sitemapkit_build``.
 
-        Under ``SITEMAPKIT["SITES"]`` one site is built: ``site`` names it
-        (it may be left out when only one is configured).
-
-        Raises BuildError, BuildLocked or PublishError; nothing is published then.
+        Under ``SITEMAPKIT["SITES"]`` one site is built: ``site`` names it (unless it is the
+        only one). Raises BuildError, BuildLocked or PublishError; nothing is published then.
         """
         builder = self.builder(
             publisher=publisher, full=full, rerender=rerender, dry_run=dry_run, site=site
@@ -289,7 +271,13 @@ class SitemapSite:
             for name, class_name in self.duplicate_sections
         ]
         for sitemap in self:
-            if app_configs is None or _app_config(sitemap) in app_configs:
+            # The app a section belongs to: its model's, or the one defining its class.
+            app = (
+                apps.get_containing_app_config(type(sitemap).__module__)
+                if sitemap.model is None
+                else sitemap.model._meta.app_config
+            )
+            if app_configs is None or app in app_configs:
                 errors.extend(sitemap.check())
         return errors
 
@@ -317,33 +305,13 @@ class _RecordingBuilder(Builder):
         return result
 
 
-def _describe(model_or_section: type[models.Model] | str) -> str:
-    if isinstance(model_or_section, str):
-        return f"The section {model_or_section!r}"
-    return f"The model {model_or_section._meta.label}"
-
-
-def _app_config(sitemap: Sitemap) -> AppConfig | None:
-    """The app a section belongs to: its model's, or the one defining its class."""
-    if sitemap.model is not None:
-        return sitemap.model._meta.app_config
-    return apps.get_containing_app_config(type(sitemap).__module__)
-
-
-def registered_sites() -> list[SitemapSite]:
-    """Every registry, after the URLconf has registered what it registers.
-
-    ``docs/migrating.md`` registers contrib's ``sitemaps`` dict in
-    ``urls.py``, which Django imports on the first request or ``reverse()``:
-    a system check could run before that and see no section.
-    """
-    # A broken or missing URLconf is for Django's own URL checks to report.
-    with contextlib.suppress(Exception):
-        get_resolver().url_patterns  # noqa: B018 -- imports ROOT_URLCONF
-    return list(_registries)
-
-
-def registries() -> list[SitemapSite]:
+def registries(*, load_urlconf: bool = True) -> list[SitemapSite]:
+    """Every registry, by default after the URLconf registered what it registers
+    (docs/migrating.md does, and a system check may run before any request imports it)."""
+    if load_urlconf:
+        # A broken or missing URLconf is for Django's own URL checks to report.
+        with contextlib.suppress(Exception):
+            get_resolver().url_patterns  # noqa: B018 -- imports ROOT_URLCONF
     return list(_registries)
 
 

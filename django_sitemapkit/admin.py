@@ -1,12 +1,8 @@
 """What is published and whether it is current: ``sitemapkit_status`` and the admin's page.
 
-Whether the data is newer than the build is found by scanning each model
-section's pages (one aggregate query a section), as the views never do: they
-go by the writes the app saw (_serving/cache.py), which these pages report too.
-
-The admin page hangs on a proxy model (``SitemapStatus``) so that it appears
-in the admin index, under the app, for staff with its "view" permission;
-nothing can be added, changed or deleted, and its only URL is the
+Unlike the views, which go by the writes the app saw (_serving/cache.py), these scan each model
+section's pages (one aggregate query a section). The admin page hangs on a proxy model so that
+it appears in the admin index for staff with its "view" permission; its only URL is the
 changelist's, which shows the status instead of rows.
 """
 
@@ -38,7 +34,7 @@ from django_sitemapkit._reversing import rendering_language
 from django_sitemapkit._serving.cache import build_holds_writes
 from django_sitemapkit._siteconfig import SiteConfig, rendering_site, selected_sites
 from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
-from django_sitemapkit._sites import site
+from django_sitemapkit._sites import site as default_registry
 from django_sitemapkit.models import SitemapStatus
 
 TEMPLATE = "admin/django_sitemapkit/status.html"
@@ -53,10 +49,8 @@ class SectionStatus:
     newest_lastmod: str | None = None
     skipped: int = 0
     stale: bool = False
-    # Why the section is stale, in a few words, or "".
-    reason: str = ""
-    # A model section's URLs: a URL pattern filled from columns (the fast
-    # path) or location() per row, and why (see _engine/rows.py).
+    reason: str = ""  # why the section is stale, in a few words
+    # A model section's URLs: from columns (the fast path) or location() per row, and why.
     fast_path: bool | None = None
     urls_from: str = ""
 
@@ -88,14 +82,10 @@ def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> Si
         manifest = None
     name = None if site is None else site.name
     if manifest is None:
-        return SiteStatus(
-            name,
-            published=False,
-            sections=[
-                SectionStatus(s, False, stale=True, reason="never built")
-                for s in registry.sections()
-            ],
-        )
+        never = [
+            SectionStatus(s, False, stale=True, reason="never built") for s in registry.sections()
+        ]
+        return SiteStatus(name, published=False, sections=never)
     built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
     status = SiteStatus(name, True, manifest.generation, built_at, manifest.seconds)
     folder = f"{registry.name}:{name or ''}"
@@ -117,8 +107,7 @@ def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> Si
 
 def _section_status(name: str, manifest: Manifest) -> SectionStatus:
     records = [record for record in manifest.pages if record.section == name]
-    lastmods = [r.lastmod_value() for r in records if r.lastmod is not None]
-    newest = max((value for value in lastmods if value is not None), default=None)
+    newest = max((v for r in records if (v := r.lastmod_value()) is not None), default=None)
     return SectionStatus(
         name,
         published=bool(records),
@@ -138,8 +127,7 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
     """
     if not isinstance(sitemap, ModelSitemap):
         return ""
-    name = sitemap.name
-    published = {r.number: r for r in manifest.pages if r.section == name}
+    published = {r.number: r for r in manifest.pages if r.section == sitemap.name}
     live = {f.number: f for f in rows.keyset_pages(sitemap).figures(site_time_zone())}
     missing = set(live) - set(published)
     if missing:
@@ -150,15 +138,14 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
             unpublished = pages_listing(sitemap, context, sorted(missing))
         if unpublished:
             return f"{len(unpublished)} pages not published"
-    if set(published) - set(live):
-        return f"{len(set(published) - set(live))} pages now empty"
+    empty = set(published) - set(live)
+    if empty:
+        return f"{len(empty)} pages now empty"
     was = sum(r.urls + r.skipped for r in published.values())
     now = sum(f.count for f in live.values())
     for number, figures in sorted(live.items()):
-        before = published.get(number)
-        if before is None:
-            continue  # split off while rendering, or every row skipped
-        if before.fingerprint != figures.fingerprint:
+        before = published.get(number)  # None: split off while rendering, or all rows skipped
+        if before is not None and before.fingerprint != figures.fingerprint:
             return f"page {number} changed ({now - was:+,} rows in all)"
     return ""
 
@@ -195,14 +182,10 @@ else:  # ModelAdmin is generic only in django-stubs
 
 @admin.register(SitemapStatus)
 class SitemapStatusAdmin(StatusAdminBase):
-    def has_add_permission(self, request: HttpRequest) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    has_change_permission = has_delete_permission = has_add_permission
 
     def get_urls(self) -> list[URLPattern]:
         opts = self.model._meta
@@ -216,7 +199,7 @@ class SitemapStatusAdmin(StatusAdminBase):
             raise PermissionDenied
         if request.method not in ("GET", "HEAD"):
             return HttpResponseNotAllowed(["GET", "HEAD"])
-        statuses = [site_status(site, target) for target in selected_sites(None)]
+        statuses = [site_status(default_registry, site) for site in selected_sites(None)]
         context = {
             **self.admin_site.each_context(request),
             "title": "Sitemap status",

@@ -1,16 +1,13 @@
 """The app: its system checks, and what a committed write of a row that sections list sets off.
 
-A save or delete through the ORM marks the sections listing the row written
-(_serving/cache.py), once committed. Under ``REBUILD_AFTER_COMMIT`` it also
-enqueues a background rebuild of the default registry's sections: at most one
-per section per ``REBUILD_DEBOUNCE`` seconds, decided on the shared cache (the
-first commit of a window adds the section's key, which ``cache.add`` does
-atomically on every shared backend, and enqueues the ``rebuild_sitemaps``
-task to run when the window closes, so that the rebuild reads every write of
-the window). A backend that cannot defer a task (Django's ``ImmediateBackend``)
-runs the rebuild at once instead, and the writes of the rest of that window
-wait for the next rebuild; check W007 (``check --deploy``) says so. Under
-``SITEMAPKIT["SITES"]``, a section is rebuilt in every site that lists it.
+A save or delete through the ORM marks the sections listing the row written (_serving/cache.py),
+once committed. Under ``REBUILD_AFTER_COMMIT`` it also enqueues a rebuild of the default
+registry's sections, in every site listing them: at most one per section per
+``REBUILD_DEBOUNCE`` seconds. The first commit of a window adds the section's key to the shared
+cache (``cache.add`` is atomic on every shared backend) and enqueues ``rebuild_sitemaps`` to run
+when the window closes, so that it reads every write of the window. A backend that cannot defer
+a task (``ImmediateBackend``) rebuilds at once instead, and the writes of the rest of that window
+wait for the next rebuild (check W007).
 """
 
 from __future__ import annotations
@@ -40,7 +37,7 @@ from django_sitemapkit._serving.cache import (
 )
 from django_sitemapkit._siteconfig import SitesError, configured_sites
 from django_sitemapkit._sites import autodiscover, registries
-from django_sitemapkit._sites import site as default_site
+from django_sitemapkit._sites import site as default_registry
 
 
 class SimpleSitemapkitConfig(AppConfig):
@@ -78,19 +75,20 @@ def on_model_change(sender: type[models.Model], using: str = "default", **kwargs
     Before the commit another request could re-render from the old data and
     cache it under the new token; on_commit runs at once outside a transaction.
     """
-    names = [name for registry in registries() for name in sections_of(sender, registry)]
+    names = [
+        name
+        for registry in registries(load_urlconf=False)
+        for name in sections_of(sender, registry)
+    ]
     if names:
         transaction.on_commit(lambda: sections_written(names), using=using)
     if get_settings().REBUILD_AFTER_COMMIT and not _enqueuing.get():
-        rebuilt = sections_of(sender, default_site)
+        rebuilt = sections_of(sender, default_registry)
         if rebuilt:
             transaction.on_commit(lambda: enqueue_rebuilds(rebuilt), using=using)
 
 
 logger = logging.getLogger("django_sitemapkit.rebuilds")
-
-# Imported by name when first needed, so the package imports without a tasks framework.
-TASK_PATH = "django_sitemapkit.tasks.rebuild_sitemaps"
 
 # True while this process enqueues a rebuild: a backend that runs the task at
 # once (ImmediateBackend) must not enqueue another from the build's own writes.
@@ -114,16 +112,17 @@ def enqueue_rebuilds(sections: Sequence[str]) -> None:
     Never raises: a failure is logged and the section's window reopened, so the
     next commit tries again; the write that led here is committed already.
     """
+    conf = get_settings()
+    cache = caches[conf.CACHE_ALIAS]
+    window = max(1, int(conf.REBUILD_DEBOUNCE))
     for site_name, names in _by_site(sections):
-        won = [name for name in names if _open_window(site_name, name)]
+        won = [name for name in names if cache.add(_window_key(site_name, name), 1, window)]
         if won:
             try:
-                _enqueue(won, site_name)
+                _enqueue(won, site_name, window)
             except Exception:
                 logger.exception("Could not enqueue the sitemap rebuild of %s.", ", ".join(won))
-                caches[get_settings().CACHE_ALIAS].delete_many(
-                    [_window_key(site_name, name) for name in won]
-                )
+                cache.delete_many([_window_key(site_name, name) for name in won])
 
 
 def _by_site(sections: Sequence[str]) -> list[tuple[str | None, list[str]]]:
@@ -141,23 +140,15 @@ def _window_key(site_name: str | None, section: str) -> str:
     return f"{CACHE_KEY_PREFIX}:rebuild:{site_name or ''}:{section}"
 
 
-def _open_window(site_name: str | None, section: str) -> bool:
-    """Whether this commit opens the section's window (and so enqueues its rebuild)."""
-    conf = get_settings()
-    timeout = max(1, int(conf.REBUILD_DEBOUNCE))
-    return bool(caches[conf.CACHE_ALIAS].add(_window_key(site_name, section), 1, timeout))
-
-
 def rebuild_task() -> Any:
-    """The ``rebuild_sitemaps`` task, its module imported now: the tasks framework is optional."""
-    return import_string(TASK_PATH)
+    """The ``rebuild_sitemaps`` task, imported by name: the tasks framework is optional."""
+    return import_string("django_sitemapkit.tasks.rebuild_sitemaps")
 
 
-def _enqueue(sections: list[str], site_name: str | None) -> None:
+def _enqueue(sections: list[str], site_name: str | None, window: int) -> None:
     task = rebuild_task()
     if task.get_backend().supports_defer:
-        delay = timedelta(seconds=max(1, int(get_settings().REBUILD_DEBOUNCE)))
-        task = task.using(run_after=timezone.now() + delay)
+        task = task.using(run_after=timezone.now() + timedelta(seconds=window))
     token = _enqueuing.set(True)
     try:
         task.enqueue(sections=sections, site=site_name)
@@ -172,42 +163,33 @@ def check_rebuilds(
     if not get_settings().REBUILD_AFTER_COMMIT:
         return []
     if tasks_framework() is None:
-        return [
-            Error(
-                "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on, but no tasks framework is installed: "
-                "Django 5.2 has no django.tasks.",
-                hint="pip install django-tasks (the backport; the 'tasks' extra of "
-                "django-sitemapkit), or turn REBUILD_AFTER_COMMIT off.",
-                id="sitemapkit.E023",
-            )
-        ]
-    try:
-        rebuild_task().get_backend()
-    except Exception as exc:
-        return [
-            Error(
-                "SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on, but the tasks backend cannot take "
-                f"the rebuild task: {exc}",
-                hint="Configure settings.TASKS with a backend (and run its worker), "
-                "or turn REBUILD_AFTER_COMMIT off.",
-                id="sitemapkit.E023",
-            )
-        ]
-    return []
+        problem = "no tasks framework is installed: Django 5.2 has no django.tasks."
+        hint = "pip install django-tasks (the backport; the 'tasks' extra of django-sitemapkit)"
+    else:
+        try:
+            rebuild_task().get_backend()
+        except Exception as exc:
+            problem = f"the tasks backend cannot take the rebuild task: {exc}"
+            hint = "Configure settings.TASKS with a backend (and run its worker)"
+        else:
+            return []
+    return [
+        Error(
+            f"SITEMAPKIT['REBUILD_AFTER_COMMIT'] is on, but {problem}",
+            hint=f"{hint}, or turn REBUILD_AFTER_COMMIT off.",
+            id="sitemapkit.E023",
+        )
+    ]
 
 
 def check_immediate_backend(
     app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     """W007 (``check --deploy``): rebuilds on ImmediateBackend run inside the saving request."""
-    framework = tasks_framework()
-    if not get_settings().REBUILD_AFTER_COMMIT or framework is None:
+    if not get_settings().REBUILD_AFTER_COMMIT or check_rebuilds():  # E023 says why
         return []
-    try:
-        backend = rebuild_task().get_backend()
-    except Exception:  # E023 says why
-        return []
-    if not isinstance(backend, import_string(f"{framework}.backends.immediate.ImmediateBackend")):
+    immediate = import_string(f"{tasks_framework()}.backends.immediate.ImmediateBackend")
+    if not isinstance(rebuild_task().get_backend(), immediate):
         return []
     return [
         Warning(

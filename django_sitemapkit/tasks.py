@@ -1,10 +1,6 @@
-"""Background rebuilds through Django's tasks framework: the ``rebuild_sitemaps`` task.
-
-The framework is ``django.tasks`` on Django 6 and the ``django-tasks`` backport
-(the ``tasks`` extra) on Django 5.2. It is optional: the package never imports
-this module unless ``REBUILD_AFTER_COMMIT`` is on, and a project that enqueues
-the task itself imports it by name.
-"""
+"""The ``rebuild_sitemaps`` task of Django's tasks framework (``django.tasks``, or the
+``django-tasks`` backport on Django 5.2), which is optional: the package imports this module
+only under ``REBUILD_AFTER_COMMIT``."""
 
 from __future__ import annotations
 
@@ -16,7 +12,6 @@ try:
 except ImportError:  # Django 5.2: the django-tasks backport
     from django_tasks import task  # type: ignore[no-redef,unused-ignore]
 
-from django_sitemapkit._building.builder import BuildResult
 from django_sitemapkit._sites import build
 
 # How long a rebuild waits for another build of the same site to finish.
@@ -25,14 +20,10 @@ LOCK_WAIT_SECONDS = 300.0
 
 @task()
 def rebuild_sitemaps(sections: list[str] | None = None, site: str | None = None) -> dict[str, Any]:
-    """Build the default site's ``sections`` (all when None) of ``site``: ``sitemapkit.build()``.
+    """``sitemapkit.build()``: the default registry's ``sections`` (None: all) for ``site``.
 
     Returns the build's figures as a JSON object (the task's return value);
     raises what ``build()`` raises, which fails the task and publishes nothing.
     """
-    return summary(build(sections, site=site, wait=LOCK_WAIT_SECONDS))
-
-
-def summary(result: BuildResult) -> dict[str, Any]:
-    """``result``'s figures as JSON-serialisable values, with its one-line summary."""
+    result = build(sections, site=site, wait=LOCK_WAIT_SECONDS)
     return {**dataclasses.asdict(result), "summary": result.summary()}

@@ -1,25 +1,18 @@
 """What the shared cache knows: rendered files, and the writes a published build has not seen.
 
-Two random values per section live in the cache (``CACHE_ALIAS``), shared by
-every process:
+Two random values per section live in the cache (``CACHE_ALIAS``), shared by every process:
 
-- its *token*, part of the key of every cached file that depends on the
-  section. A write replaces it, which orphans every such file at once; a
-  render that started before the write stores its result under the old
-  token, where no one looks any more, so a stale body is never stored as
-  fresh. A live render that moves the section's page boundaries replaces it
-  too (the cached index names the old pages).
-- its *write mark*, replaced by each write the app sees (a save or delete
-  through the ORM, once committed, and ``invalidate()``). A build records the
-  marks it read when it started; while a section's mark is still the
-  recorded one, the published build holds every write and is served;
-  otherwise the section is rendered live until the next build. No request
-  reads the database to tell.
+- its *token*, part of the key of every cached file that depends on the section. A write
+  replaces it, orphaning every such file at once; a render that started before the write
+  stores its result under the old token, where no one looks, so a stale body is never stored
+  as fresh. A live render that moves the section's page boundaries replaces it too.
+- its *write mark*, replaced by each write the app sees (an ORM save or delete, once
+  committed, and ``invalidate()``). A build records the marks it read when it started; while
+  a section's mark is still the recorded one the published build is served, otherwise the
+  section is rendered live until the next build. No request reads the database to tell.
 
-Writes the app does not see (``QuerySet.update()``, ``bulk_create()``, raw
-SQL) need ``sitemapkit.invalidate()``. A build no record names (the cache
-was cleared, or the build ran where another cache was configured) is taken
-as holding every write made so far: the first request records that.
+A build no record names (the cache was cleared, or another cache was configured) is taken as
+holding every write made so far: the first request records that.
 """
 
 from __future__ import annotations
@@ -83,22 +76,14 @@ def section_tokens(cache: BaseCache, sections: Iterable[str]) -> dict[str, str]:
     return tokens
 
 
-def sections_written(sections: Iterable[str]) -> None:
-    """Sections ``sections`` changed: their cached files go, and their published build is stale."""
+def sections_written(sections: Iterable[str], *, build_stale: bool = True) -> None:
+    """``sections`` changed: their cached files go and (``build_stale``) their published build
+    is stale. Without ``build_stale``: a live render moved their pages, which the cached index
+    names."""
     cache = shared_cache()
     if cache is not None:
-        names = list(sections)
-        values = {
-            _key(kind, name): uuid.uuid4().hex for kind in ("token", "written") for name in names
-        }
-        cache.set_many(values, None)
-
-
-def drop_cached_files(sections: Iterable[str]) -> None:
-    """A live render moved the pages of ``sections``: the cached files naming them go."""
-    cache = shared_cache()
-    if cache is not None:
-        cache.set_many({_key("token", name): uuid.uuid4().hex for name in sections}, None)
+        kinds = ("token", "written") if build_stale else ("token",)
+        cache.set_many({_key(k, name): uuid.uuid4().hex for name in sections for k in kinds}, None)
 
 
 def write_marks(sections: Iterable[str]) -> dict[str, str]:
@@ -179,10 +164,9 @@ def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
     return f"{CACHE_KEY_PREFIX}:file{CACHED_FILE_FORMAT}:{kind}:{version}"
 
 
-# (content, last-modified as ISO 8601, URL count, skipped, piece sizes). The
-# format is part of every file key: a new shape never meets a cached old one.
-# ISO text rather than a float timestamp: a float rounds the last
-# microseconds of year 9999 into year 10000, which datetime cannot hold.
+# (content, last-modified as ISO 8601, URL count, skipped). The format is part
+# of every file key: a new shape never meets a cached old one. ISO text, as a
+# float timestamp rounds the last microseconds of year 9999 into year 10000.
 CachedFile = tuple[bytes, str | None, int, int]
 CACHED_FILE_FORMAT = 4
 
@@ -200,12 +184,7 @@ def get_or_render(
         return RenderedFile(content, last_modified, url_count, skipped)
     rendered = render()
     stamp = None if rendered.last_modified is None else rendered.last_modified.isoformat()
-    value: CachedFile = (
-        rendered.content,
-        stamp,
-        rendered.url_count,
-        rendered.skipped,
-    )
+    value: CachedFile = (rendered.content, stamp, rendered.url_count, rendered.skipped)
     try:
         cache.set(key, value, get_settings().CACHE_TIMEOUT)
     except Exception:

@@ -1,12 +1,7 @@
 """robots.txt listing the sitemap index: ``Sitemap: <absolute index URL>``.
 
-:func:`plan_update` edits an existing robots.txt as text and is the only place
-that decides what changes; ``sitemapkit_robots`` reads, calls it and writes
-with :func:`write_atomically`. :func:`robots_txt` is a view for sites without
-a robots.txt of their own.
-
-robots.txt is often kept by hand or by other tools, so the edit is minimal and
-idempotent:
+:func:`plan_update` decides how ``sitemapkit_robots`` edits a robots.txt, which is often kept
+by hand or by other tools, so the edit is minimal and idempotent:
 
 * Every byte it need not touch is kept: rules, comments, blank lines, odd bytes
   (decoded with ``surrogateescape``), a BOM, the line endings, the presence or
@@ -21,6 +16,8 @@ idempotent:
 * Otherwise the line is appended with the file's dominant line ending, after a
   blank line unless the file ends with one or with another ``Sitemap`` line
   (a blank line keeps it from reading as a rule of the last group).
+
+:func:`robots_txt` is a view for sites without a robots.txt of their own.
 """
 
 from __future__ import annotations
@@ -37,22 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from django_sitemapkit._conf import base_url
 from django_sitemapkit._engine.rendering import index_path
 from django_sitemapkit._publishing.localfolder import fsync_directory
-from django_sitemapkit._serving.views import nosniff
-from django_sitemapkit._siteconfig import configured_sites, site_for_host
+from django_sitemapkit._serving.views import nosniff, request_site
 
 BOM = "\ufeff"
-# Files are edited as text but must survive byte for byte: UTF-8 with
-# surrogateescape turns any undecodable byte into a lone surrogate and back.
-ENCODING = "utf-8"
-ENCODING_ERRORS = "surrogateescape"
-DEFAULT_LINE_ENDING = "\n"
-ROBOTS_CONTENT_TYPE = "text/plain; charset=utf-8"
 # robots.txt is public by nature and must be readable by the web server, which
 # often runs as another user; mkstemp() would create it 0o600.
 NEW_FILE_MODE = 0o644
@@ -88,23 +78,20 @@ def sitemap_line(index_url: str) -> str:
     return f"Sitemap: {index_url}"
 
 
+# Files are edited as text but must survive byte for byte: UTF-8 with
+# surrogateescape turns any undecodable byte into a lone surrogate and back.
 def decode(data: bytes) -> str:
     """File bytes as text; a UTF-8 BOM stays in the text as U+FEFF."""
-    return data.decode(ENCODING, ENCODING_ERRORS)
+    return data.decode("utf-8", "surrogateescape")
 
 
 def encode(text: str) -> bytes:
     """The inverse of :func:`decode`: ``encode(decode(data)) == data`` for any bytes."""
-    return text.encode(ENCODING, ENCODING_ERRORS)
-
-
-def add_sitemap_line(text: str, index_url: str) -> str:
-    """The robots.txt ``text`` listing ``index_url`` (rules in the module docstring)."""
-    return plan_update(text, index_url).text
+    return text.encode("utf-8", "surrogateescape")
 
 
 def plan_update(text: str, index_url: str) -> RobotsUpdate:
-    """:func:`add_sitemap_line` plus what it did, for the command's messages."""
+    """The robots.txt ``text`` listing ``index_url`` (rules in the module docstring)."""
     bom = BOM if text.startswith(BOM) else ""
     lines = split_lines(text[len(bom) :])
     eol = dominant_line_ending(lines)
@@ -147,7 +134,7 @@ def split_lines(text: str) -> list[Line]:
 def dominant_line_ending(lines: list[Line]) -> str:
     """The most frequent ending; on a tie the one met first; LF when there is none."""
     counts = Counter(ending for _, ending in lines if ending)
-    return counts.most_common(1)[0][0] if counts else DEFAULT_LINE_ENDING
+    return counts.most_common(1)[0][0] if counts else "\n"
 
 
 def sitemap_url(content: str) -> str | None:
@@ -163,8 +150,7 @@ def _site_host(host: str) -> str:
 
 
 def is_stale(url: str, index_url: str) -> bool:
-    """Whether ``url`` is what this app would have written for the site of
-    ``index_url`` elsewhere."""
+    """Whether ``url`` is what this app would have written for ``index_url``'s site elsewhere."""
     index = urlsplit(index_url)
     name = posixpath.basename(index.path).removesuffix(".gz")
     host = _site_host(index.hostname or "")
@@ -202,27 +188,23 @@ def write_atomically(path: Path, data: bytes) -> None:
     is followed, so the file it points to is updated.
     """
     target = Path(os.path.realpath(path))
-    mode = _existing_mode(target)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = NEW_FILE_MODE
     fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as temp:
             temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
-        os.chmod(temp_name, NEW_FILE_MODE if mode is None else mode)
+        os.chmod(temp_name, mode)
         os.replace(temp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
         raise
     fsync_directory(target.parent)
-
-
-def _existing_mode(path: Path) -> int | None:
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        return None
 
 
 @nosniff
@@ -232,12 +214,7 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
 
     For sites without a robots.txt of their own: ``path("robots.txt", robots_txt)``.
     """
-    if configured_sites():
-        site = site_for_host(request.get_host())
-        if site is None:
-            raise Http404("No site of SITEMAPKIT['SITES'] is served at this host.")
-        index_url = site.base_url + index_path()
-    else:
-        index_url = base_url(request) + index_path()
+    site = request_site(request)
+    index_url = (base_url(request) if site is None else site.base_url) + index_path()
     body = f"User-agent: *\nDisallow:\n\n{sitemap_line(index_url)}\n"
-    return HttpResponse(body, content_type=ROBOTS_CONTENT_TYPE)
+    return HttpResponse(body, content_type="text/plain; charset=utf-8")

@@ -1,5 +1,5 @@
-"""The views of a registry's URLs: the index, the section files (plain and gzipped), the XSL
-stylesheet and the IndexNow key file; and the URL patterns that route them."""
+"""The views of a registry's URLs (the index, the section files, the XSL stylesheet, the
+IndexNow key file) and the URL patterns that route them."""
 
 from __future__ import annotations
 
@@ -72,12 +72,8 @@ STYLESHEET_MAX_AGE = 86_400
 
 
 def nosniff(view: Callable[P, R]) -> Callable[P, R]:
-    """``view``, its responses sent with ``X-Content-Type-Options: nosniff``.
-
-    A browser then takes each file for the type it is sent as (XML, gzip,
-    XSL, text) and never for HTML it guessed from bytes a row supplied, also
-    where the project has no ``SecurityMiddleware``.
-    """
+    """``view`` sending ``X-Content-Type-Options: nosniff``, also without ``SecurityMiddleware``:
+    a browser never takes a file for HTML it guessed from bytes a row supplied."""
 
     @functools.wraps(view)
     def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -98,7 +94,7 @@ def _built(
     sitemaps: SectionRegistry, filename: str, gz: bool, site: SiteConfig | None, sections: list[str]
 ) -> RenderedFile | None:
     """The file from the published build, unless there is none or it lacks a write of
-    ``sections`` (_serving/cache.py)."""
+    ``sections``."""
     conf = get_settings()
     if not conf.SERVE_BUILT_FILES or (site is None and conf.USE_REQUEST_HOST):
         # A build is made for one base URL; per-host responses render per request.
@@ -119,29 +115,39 @@ def _built(
     return None if found is None else RenderedFile(*found)
 
 
-def _site_sections(request: HttpRequest, sitemaps: SectionRegistry) -> SectionRegistry:
-    """``sitemaps`` as the request's site lists them, under ``SITEMAPKIT["SITES"]``.
-
-    The host is ``request.get_host()``'s, which ``ALLOWED_HOSTS`` validated
-    (a disallowed one is a 400); a host no site has is a 404, never another
-    site's files.
-    """
+def request_site(request: HttpRequest) -> SiteConfig | None:
+    """The site of ``SITEMAPKIT["SITES"]`` at the request's host (``ALLOWED_HOSTS`` validated
+    it); None without SITES. A host no site has is a 404, never another site's files."""
     if not configured_sites():
-        return sitemaps
+        return None
     site = site_for_host(request.get_host())
     if site is None:
         raise Http404("No site of SITEMAPKIT['SITES'] is served at this host.")
-    return SiteSections(sitemaps, site)
+    return site
+
+
+def _site_sections(request: HttpRequest, sitemaps: SectionRegistry) -> SectionRegistry:
+    site = request_site(request)
+    return sitemaps if site is None else SiteSections(sitemaps, site)
 
 
 def _serve(
-    request: HttpRequest,
-    sitemaps: SectionRegistry,
-    filename: str,
-    sections: list[str],
-    render: Callable[[str], RenderedFile],
-    gz: bool,
+    request: HttpRequest, sitemaps: SectionRegistry, gz: bool, section: str | None, page: int = 0
 ) -> HttpResponseBase:
+    """The index (``section`` None) or a page of ``section``: built, cached or rendered now."""
+    sitemaps = _site_sections(request, sitemaps)
+    if section is None:
+        filename, sections = INDEX_NAME, sitemaps.sections()
+    elif sitemaps.get(section) is None:
+        raise Http404("No such sitemap section.")
+    else:
+        filename, sections = page_filename(section, page), [section]
+
+    def render(url: str) -> RenderedFile:
+        if section is None:
+            return render_index(base_url=url, sitemaps=sitemaps)
+        return render_page(section, page, base_url=url, sitemaps=sitemaps)
+
     site = site_of(sitemaps)
     served = _built(sitemaps, filename, gz, site, sections)
     if served is not None:
@@ -161,16 +167,14 @@ def _serve(
 def last_modified_stamp(value: datetime.datetime | None, now: float) -> int | None:
     """The ``Last-Modified`` of a file whose newest lastmod is ``value``, in epoch seconds.
 
-    RFC 9110 8.8.2.1: an origin server must not send a Last-Modified later
-    than the time it sends the response, and must send that time instead of
-    a future one.  None (no header; the ETag still validates) when ``value``
-    is naive or before year 100 UTC, which no HTTP-date states unambiguously.
+    Never later than ``now`` (RFC 9110 8.8.2.1). None (no header; the ETag
+    still validates) when ``value`` is naive or before year 100 UTC, which no
+    HTTP-date states unambiguously.
     """
     if value is None or value.utcoffset() is None:
         return None
-    # Subtracting aware datetimes is exact and cannot overflow, whatever the
-    # offset; a datetime *built* from the instant could (9999-12-31 at -06:00
-    # is in year 10000 UTC), which is why no timestamp round trip is made.
+    # Subtracting aware datetimes cannot overflow; a datetime built from the
+    # instant could (9999-12-31 at -06:00 is in year 10000 UTC).
     stamp = (value - _EPOCH) // _SECOND
     if stamp < _EARLIEST_STAMP:
         return None
@@ -183,19 +187,12 @@ def _respond(
     response = HttpResponse(
         served.content, content_type=GZIP_CONTENT_TYPE if gz else XML_CONTENT_TYPE
     )
-    response["ETag"] = served.etag
     last_modified = last_modified_stamp(served.last_modified, time.time())
-    if last_modified is not None:
-        response["Last-Modified"] = http_date(last_modified)
-    _robots_tag(response)
     if gz:
-        # GZipMiddleware (and middleware built like it) would gzip a .gz file
-        # again for a request that accepts gzip, and clients that do not undo
-        # Content-Encoding would get gzip in gzip; "Content-Encoding: identity"
-        # is not valid in a response, so the request is made to accept only
-        # identity: middleware reads it after the view. no-transform tells
-        # proxies and CDNs the same (RFC 9111 5.2.2.6); set before the
-        # conditional check, as a 304 carries Cache-Control too.
+        # GZipMiddleware would gzip a .gz file again for a request accepting
+        # gzip ("Content-Encoding: identity" is not valid in a response), so the
+        # request is made to accept only identity; no-transform tells proxies
+        # and CDNs the same (RFC 9111 5.2.2.6), set before a 304 copies it.
         request.META["HTTP_ACCEPT_ENCODING"] = "identity"
         patch_cache_control(response, no_transform=True)
     capped = (
@@ -204,33 +201,32 @@ def _respond(
         and (served.last_modified - _EPOCH) // _SECOND > last_modified
     )
     if not built or capped:
-        # Only the ETag validates a live file: its Last-Modified (its newest
-        # lastmod) stays put through a deletion, an older-dated row or an edit
-        # of another field; nor does a build's date capped at now name one
-        # version of the bytes. Taken off the request, so that
-        # ConditionalGetMiddleware does not answer 304 from it either.
+        # Only the ETag validates a live file (its newest lastmod stays put
+        # through a deletion or an edit of another field) or a date capped at
+        # now; taken off the request so ConditionalGetMiddleware agrees.
         request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
-    return (
-        get_conditional_response(
-            request, etag=served.etag, last_modified=last_modified, response=response
-        )
-        or response
+    return _validated(request, response, served.etag, last_modified)
+
+
+def _validated(
+    request: HttpRequest, response: HttpResponse, etag: str, last_modified: int | None
+) -> HttpResponseBase:
+    """``response`` with its validators and X-Robots-Tag, or the 304 they answer ``request`` with."""
+    response["ETag"] = etag
+    if last_modified is not None:
+        response["Last-Modified"] = http_date(last_modified)
+    _robots_tag(response)
+    conditional = get_conditional_response(
+        request, etag=etag, last_modified=last_modified, response=response
     )
+    return conditional or response
 
 
 @nosniff
 @require_safe
 def index(request: HttpRequest, sitemaps: SectionRegistry, gz: bool = False) -> HttpResponseBase:
     """``/sitemap.xml``: one entry per page of every section."""
-    sitemaps = _site_sections(request, sitemaps)
-    return _serve(
-        request,
-        sitemaps,
-        INDEX_NAME,
-        sitemaps.sections(),
-        lambda base_url: render_index(base_url=base_url, sitemaps=sitemaps),
-        gz,
-    )
+    return _serve(request, sitemaps, gz, None)
 
 
 @nosniff
@@ -239,18 +235,7 @@ def section(
     request: HttpRequest, section: str, page: str, sitemaps: SectionRegistry, gz: bool = False
 ) -> HttpResponseBase:
     """``/sitemap-<section>-<page>.xml``."""
-    sitemaps = _site_sections(request, sitemaps)
-    if sitemaps.get(section) is None:
-        raise Http404("No such sitemap section.")
-    number = int(page)
-    return _serve(
-        request,
-        sitemaps,
-        page_filename(section, number),
-        [section],
-        lambda base_url: render_page(section, number, base_url=base_url, sitemaps=sitemaps),
-        gz,
-    )
+    return _serve(request, sitemaps, gz, section, int(page))
 
 
 # contrib's ``?p=N``: a page number the routes take, maybe zero-padded as int() reads it.
@@ -275,33 +260,16 @@ def contrib_section(
 @nosniff
 @require_safe
 def stylesheet(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
-    """``/sitemap.xsl``, whatever the registry (``kwargs`` is the route's).
-
-    A browser applies an XSL stylesheet only when it comes from the
-    document's own origin: it is served beside the index, not from a CDN or
-    ``STATIC_URL``.
-    """
+    """``/sitemap.xsl`` (``kwargs`` is the route's): served beside the index, not from
+    ``STATIC_URL``, as a browser applies only a stylesheet of the document's own origin."""
     response = HttpResponse(stylesheet_bytes(), content_type=XSL_CONTENT_TYPE)
-    etag = stylesheet_etag()
-    response["ETag"] = etag
-    modified = stylesheet_mtime()
-    if modified is not None:
-        response["Last-Modified"] = http_date(modified)
-    _robots_tag(response)
     patch_cache_control(response, public=True, max_age=STYLESHEET_MAX_AGE)
-    return (
-        get_conditional_response(request, etag=etag, last_modified=modified, response=response)
-        or response
-    )
+    return _validated(request, response, stylesheet_etag(), stylesheet_mtime())
 
 
 class KeyFilePattern(RegexPattern):
-    """IndexNow's ``<key>.txt`` for the key configured when a request comes.
-
-    It matches only that name, so every other ``/<name>.txt`` (``llms.txt``,
-    ...) falls through to the project's own URL patterns, and nothing
-    matches while IndexNow is off.
-    """
+    """IndexNow's ``<key>.txt`` for the key configured when a request comes: every other
+    ``/<name>.txt`` (``llms.txt``, ...) falls through to the project's URL patterns."""
 
     def match(self, path: str) -> tuple[str, tuple[Any, ...], dict[str, str]] | None:
         config = indexnow_config()

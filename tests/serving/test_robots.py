@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from django_sitemapkit._serving import robots
 from django_sitemapkit._serving.robots import (
     Action,
-    add_sitemap_line,
     decode,
     dominant_line_ending,
     encode,
@@ -36,6 +35,10 @@ GROUPS = (
     "User-agent: Googlebot  # more for Google\n"
     "Disallow:\n"
 )
+
+
+def add_sitemap_line(text: str, index_url: str) -> str:
+    return plan_update(text, index_url).text
 
 
 def with_endings(text: str, eol: str) -> str:

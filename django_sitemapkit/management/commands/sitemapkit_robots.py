@@ -1,9 +1,5 @@
-"""``manage.py sitemapkit_robots``: list the sitemap index in robots.txt.
-
-What changes is decided by ``_serving/robots.py``'s ``plan_update()``; this
-command finds the file and the index URL, reports, and writes only when
-something changed (an unchanged file keeps its mtime: safe on every deploy).
-"""
+"""``manage.py sitemapkit_robots``: list the sitemap index in robots.txt (``plan_update()``
+decides the edit), writing only when something changed: an unchanged file keeps its mtime."""
 
 from __future__ import annotations
 
@@ -58,22 +54,16 @@ class Command(BaseCommand):
             help="The site's absolute URL (default: SITEMAPKIT['BASE_URL']).",
         )
         mode = parser.add_mutually_exclusive_group()
-        mode.add_argument(
-            "--check",
-            action="store_true",
-            help="Exit with status 1 when the file does not list the index (or lists a "
-            "stale one). Writes nothing.",
-        )
-        mode.add_argument(
-            "--print",
-            action="store_true",
-            help="Print the Sitemap line only. Reads and writes no file.",
-        )
-        mode.add_argument(
-            "--dry-run",
-            action="store_true",
-            help="Show the change as a unified diff. Writes nothing.",
-        )
+        for flag, help_text in (
+            (
+                "--check",
+                "Exit with status 1 when the file does not list the index (or lists a "
+                "stale one). Writes nothing.",
+            ),
+            ("--print", "Print the Sitemap line only. Reads and writes no file."),
+            ("--dry-run", "Show the change as a unified diff. Writes nothing."),
+        ):
+            mode.add_argument(flag, action="store_true", help=help_text)
 
     def handle(self, *args: Any, **options: Any) -> None:
         targets = chosen_sites(options["sites"])
@@ -103,20 +93,18 @@ class Command(BaseCommand):
         if options["check"]:
             self.say(1, check(path, original, update, index_url), options)
             return
-        if options["dry_run"]:
-            if update.changed:
-                self.say(1, diff(path, original, update.text), options)
-            summary = outcome(path, original, update, index_url, would=True)
-            self.say(1, "Dry run, nothing written: " + summary, options)
-            return
-        if update.changed:
+        dry_run = options["dry_run"]
+        if dry_run and update.changed:
+            self.say(1, diff(path, original, update.text), options)
+        elif update.changed:
             data = encode(update.text)
             try:
                 write_atomically(path, data)
             except OSError as exc:
                 raise CommandError(f"Cannot write {path}: {exc.strerror or exc}.") from None
             self.say(2, f"Wrote {len(data)} bytes to {path} (atomic replace).", options)
-        self.say(1, outcome(path, original, update, index_url, would=False), options)
+        summary = outcome(path, original, update, index_url, would=dry_run)
+        self.say(1, ("Dry run, nothing written: " if dry_run else "") + summary, options)
 
     def index_url(self, base_url_option: str | None, target: SiteConfig | None) -> str:
         try:
@@ -171,14 +159,15 @@ def read(path: Path) -> bytes | None:
 def check(path: Path, original: bytes | None, update: RobotsUpdate, index_url: str) -> str:
     """--check's message when the file lists the index; CommandError otherwise."""
     stale = ", ".join(update.stale)
+    problems = {
+        Action.ADDED: f"has no 'Sitemap: {index_url}' line",
+        Action.REPLACED: f"lists a stale sitemap index ({stale}) instead of {index_url}",
+        Action.REMOVED_STALE: f"lists {index_url} but also a stale sitemap index ({stale})",
+    }
     if original is None:
         raise CommandError(f"{path} does not exist, so it does not list {index_url}.")
-    if update.action is Action.ADDED:
-        raise CommandError(f"{path} has no 'Sitemap: {index_url}' line.")
-    if update.action is Action.REPLACED:
-        raise CommandError(f"{path} lists a stale sitemap index ({stale}) instead of {index_url}.")
-    if update.action is Action.REMOVED_STALE:
-        raise CommandError(f"{path} lists {index_url} but also a stale sitemap index ({stale}).")
+    if update.action in problems:
+        raise CommandError(f"{path} {problems[update.action]}.")
     return f"{path} lists {index_url}."
 
 
@@ -192,8 +181,9 @@ def outcome(
         verb = "Would add" if would else "Added"
         return f"{verb} '{sitemap_line(index_url)}' to {path}{created}."
     if update.action is Action.REPLACED:
-        verb = "Would replace" if would else "Replaced"
-        return f"{verb} stale {stale} with {index_url} in {path}."
+        return (
+            f"{'Would replace' if would else 'Replaced'} stale {stale} with {index_url} in {path}."
+        )
     if update.action is Action.REMOVED_STALE:
         verb = "Would remove" if would else "Removed"
         return f"{verb} stale {stale} from {path}, which already lists {index_url}."

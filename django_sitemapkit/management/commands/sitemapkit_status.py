@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from django_sitemapkit._siteconfig import add_site_option, chosen_sites
-from django_sitemapkit._sites import site
+from django_sitemapkit._sites import site as default_registry
 from django_sitemapkit.admin import site_status, status_lines
 
 
@@ -26,8 +26,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        targets = chosen_sites(options["sites"])
-        statuses = [site_status(site, target) for target in targets]
+        statuses = [site_status(default_registry, site) for site in chosen_sites(options["sites"])]
         if options["format"] == "json":
             self.stdout.write(json.dumps([s.as_dict() for s in statuses], indent=2))
         else:
