@@ -1,13 +1,4 @@
-"""Turning items into ``<url>`` elements: the per-row half of rendering a section.
-
-``entry_factory()`` settles once per file how a section's items are read (column
-rows, instances, list items, contrib's ``get_urls()`` dicts); its EntryFactory
-turns each item into its element (``url_element()``), or a logged skip.
-
-An ``i18n`` section's item is listed, as contrib does, once per language of
-``get_languages_for_item()``, reversed with it active, each entry linking to all
-(and ``x-default``) with ``alternates``; unlike contrib's, never split across two files.
-"""
+"""Items into ``<url>`` elements; an ``i18n`` item's, one per language, never split across files."""
 
 from __future__ import annotations
 
@@ -24,12 +15,7 @@ from django.utils import translation
 
 from django_sitemapkit._compat import ContribUrlsSection
 from django_sitemapkit._conf import get_settings
-from django_sitemapkit._engine.extensions import (
-    EntryRejected,
-    Extensions,
-    max_entries,
-    namespaces,
-)
+from django_sitemapkit._engine.extensions import EntryRejected, Extensions, max_entries, namespaces
 from django_sitemapkit._engine.pages import PageNotFound
 from django_sitemapkit._engine.rows import (
     RowLayout,
@@ -57,43 +43,32 @@ from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
 
 logger = logging.getLogger("django_sitemapkit")
 
-# The "item" of a constant value, which warnings name as such.
-EVERY_ITEM = object()
+EVERY_ITEM = object()  # the "item" of a constant value, named so in warnings
 
 
 @dataclass
 class RenderContext:
-    """What turning items into entries needs: fixed for one render."""
-
     locations: LocationBuilder
     tz: datetime.tzinfo
-    # The href of the XSL stylesheet every file references, or None.
-    stylesheet: str | None = None
+    stylesheet: str | None = None  # the XSL every file references
 
 
 @dataclass(frozen=True)
 class ItemAccess:
-    """How to read each part of an entry from one item (a constant, or a callable taking the
-    item): a section's attribute-or-method API, resolved once per file."""
+    """How to read each part of an entry from one item: the section's API, resolved per file."""
 
     location: Callable[[Any], Any]
     lastmod: Callable[[Any], Lastmod | None]
     changefreq: str | Callable[[Any], str | None] | None
     priority: float | Callable[[Any], float | None] | None
     describe: Callable[[Any], str] = repr
-    # The URL template and layout of column rows, shared with the fast loop.
-    url_template: UrlTemplate | None = None
+    url_template: UrlTemplate | None = None  # these two shared with the fast loop
     layout: RowLayout | None = None
-    # An item's location in a language, where not location() under that language.
-    localized: Callable[[str], Callable[[Any], Any]] | None = None
+    localized: Callable[[str], Callable[[Any], Any]] | None = None  # by language, if not location()
 
 
 class EntryFactory:
-    """Turns each item of one sitemap into its ``<url>`` element, or a logged skip.
-
-    What is the same for every item is settled once per file. A file's date
-    format is fixed by its first lastmod, so a file never mixes formats.
-    """
+    """Items to ``<url>`` elements or logged skips; a file's first lastmod fixes its date format."""
 
     def __init__(
         self,
@@ -128,8 +103,7 @@ class EntryFactory:
         self.constant_details = self.changefreq_xml + self.priority_xml
         self.skipped = 0
         self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
-        # The last entry's location and lastmod, for callers' duplicates and newest lastmod.
-        self.last_loc = ""
+        self.last_loc = ""  # the last entry's, for callers' duplicates and newest lastmod
         self.last_lastmod: Lastmod | None = None
 
     def format_lastmod(self, value: Lastmod) -> str:
@@ -145,7 +119,6 @@ class EntryFactory:
         return format_lastmod(value, self.tz, date_only=self.date_only)
 
     def __call__(self, item: Any) -> str | None:
-        """The ``<url>`` element of ``item``, or None when it is skipped."""
         loc = self.locate(item, self.location)
         if loc is None:
             return None
@@ -166,7 +139,6 @@ class EntryFactory:
             self.skip(item, f"{type(exc).__name__}: {exc}")
 
     def locate(self, item: Any, location: Callable[[Any], Any]) -> str | None:
-        """The ``<loc>`` of ``item`` from ``location``; None (skipped, logged) when it has none."""
         try:
             return self.build_location(location(item))
         except InvalidLocation as exc:
@@ -176,8 +148,7 @@ class EntryFactory:
         return None
 
     def lastmod_xml(self, item: Any) -> str:
-        """The ``<lastmod>`` of ``item``; empty (logged and counted) when it cannot be written
-        (a date out of the zone's range, a failing ``lastmod()``), which never costs the file."""
+        """``item``'s ``<lastmod>``; "" (logged, counted) if it cannot be written, not a skip."""
         self.last_lastmod = None
         try:
             value = self.lastmod(item)
@@ -198,7 +169,6 @@ class EntryFactory:
         return f"<lastmod>{text}</lastmod>"
 
     def details(self, item: Any, links: str = "") -> str:
-        """What follows ``<lastmod>``: changefreq, priority, ``links``, extensions."""
         changefreq, priority = self.access.changefreq, self.access.priority
         changefreq_xml = self.changefreq_xml
         if callable(changefreq):
@@ -210,7 +180,7 @@ class EntryFactory:
         return f"{changefreq_xml}{priority_xml}{links}{extra}"
 
     def _value_xml(self, name: str, item: Any, value: Any) -> str:
-        """``<name>`` of ``value`` (changefreq, priority); "" (logged) for None or a bad value."""
+        """``<name>`` of ``value``; "" for None or (logged) a bad value."""
         if value is None:
             return ""
         try:
@@ -227,7 +197,6 @@ class EntryFactory:
             return ""
 
     def skip_duplicate(self, item: Any, loc: str) -> None:
-        """Count ``item`` as skipped: its location ``loc`` is listed in the file already."""
         self.skip(item, f"{loc} is listed already in this file")
 
     def skip(self, item: Any, reason: str, *, quiet: bool = False) -> None:
@@ -236,15 +205,13 @@ class EntryFactory:
         log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
 
 
-# How ``<changefreq>`` and ``<priority>`` write a value; ValueError for a bad one.
-_VALUE_TEXT: dict[str, Callable[[Any], str]] = {
+_VALUE_TEXT: dict[str, Callable[[Any], str]] = {  # ValueError for a bad value
     "changefreq": changefreq_value,
     "priority": lambda value: format_priority(priority_value(value)),
 }
 
 
 def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
-    """An empty ``<urlset>`` for ``sitemap`` (its limit and namespaces)."""
     return UrlsetWriter(
         max_entries=max_entries(sitemap),
         max_bytes=MAX_BYTES_PER_FILE,
@@ -254,7 +221,6 @@ def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
 
 
 def item_access(sitemap: Sitemap) -> ItemAccess:
-    """How entries read ``sitemap``'s items: its attribute-or-method API, resolved once."""
     if not isinstance(sitemap, ModelSitemap):
         lastmod = sitemap.lastmod
         read_lastmod = lastmod if callable(lastmod) else (lambda item: lastmod)
@@ -299,9 +265,7 @@ def _column(index: int | None) -> Callable[[Any], Any] | None:
 
 
 def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
-    """``context`` for ``sitemap``'s URLs: under its ``protocol`` only where no base URL is
-    set (behind a proxy ending TLS, the request says http); else the base URL's scheme wins
-    (check W005 says so)."""
+    """``context`` in the section's ``protocol`` only without a base URL (a TLS proxy says http)."""
     conf = get_settings()
     if sitemap.protocol is None or conf.BASE_URL or conf.SITES:
         return context
@@ -317,11 +281,7 @@ def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
     )
 
 
-# --------------------------------------------------------------------------- contrib's get_urls()
-
-# Each dict contrib's ``get_urls()`` (or ``_urls()``, _compat.py) returns is one
-# ``<url>``: its values go through the rules of any section's, and each of its
-# ``alternates`` (``location`` and ``lang_code``) becomes an ``<xhtml:link>``.
+# Each of contrib's ``get_urls()`` dicts is one ``<url>``; its alternates become links.
 URL_INFO_ACCESS = ItemAccess(
     location=operator.itemgetter("location"),
     lastmod=lambda info: info.get("lastmod"),
@@ -334,7 +294,6 @@ URL_INFO_ACCESS = ItemAccess(
 def url_infos(
     sitemap: ContribUrlsSection, number: int, context: RenderContext
 ) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """(position, entry dict) of each entry of contrib's page ``number``."""
     if number not in sitemap.page_numbers():
         raise PageNotFound(number)
     scheme, _, rest = context.locations.base_url.partition("://")
@@ -353,13 +312,11 @@ def url_infos(
 
 
 class UrlInfoFactory(EntryFactory):
-    """An ``EntryFactory`` for entry dicts: the alternates they name become links."""
-
     def details(self, item: Any, links: str = "") -> str:
         return super().details(item, self.links(item))
 
     def links(self, info: Mapping[str, Any]) -> str:
-        """The ``<xhtml:link>`` of each alternate; one whose location is refused is left out."""
+        """One ``<xhtml:link>`` per alternate; a refused location is left out (logged)."""
         links = []
         for alternate in info.get("alternates") or ():
             code = str(alternate.get("lang_code") or "")
@@ -382,12 +339,7 @@ def alternate_link(code: str, href: str) -> str:
     return f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(href)}"/>'
 
 
-# --------------------------------------------------------------------------- i18n sections
-
-
 class LanguageEntries:
-    """Turns an item of an ``i18n`` section into its entries, one per language."""
-
     def __init__(self, sitemap: Sitemap, factory: EntryFactory) -> None:
         self.sitemap = sitemap
         self.factory = factory
@@ -395,11 +347,9 @@ class LanguageEntries:
         self.default = settings.LANGUAGE_CODE
         self._locators: dict[str, Callable[[Any], Any]] = {}
         self._refused: set[str] = set()
-        #: The locations of the entries the last call returned.
-        self.locs: list[str] = []
+        self.locs: list[str] = []  # of the entries the last call returned
 
     def locator(self, language: str) -> Callable[[Any], Any]:
-        """The location of an item in ``language``: reversed with it active."""
         found = self._locators.get(language)
         if found is None:
             localized = self.factory.access.localized
@@ -454,8 +404,7 @@ class LanguageEntries:
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
             factory.reject(item, exc)
             return None
-        # Languages whose URL is the same (no i18n_patterns) are one page.
-        locs = list(dict.fromkeys(loc for _code, loc in located))
+        locs = list(dict.fromkeys(loc for _code, loc in located))  # no i18n_patterns: one page
         self.locs = [loc for loc in locs if loc not in listed]
         if not self.locs:
             factory.skip_duplicate(item, locs[0])
@@ -468,19 +417,14 @@ class LanguageEntries:
         links = list(located)
         if self.sitemap.x_default and any(code == self.default for code, _loc in located):
             loc = dict(located)[self.default]
-            # contrib's rule: the default language's URL without its prefix.
-            links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))
+            links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))  # contrib's rule
         return "".join(alternate_link(code, loc) for code, loc in links)
 
 
 def write_language_entries(
-    sitemap: Sitemap,
-    factory: EntryFactory,
-    items: Iterable[tuple[Any, Any]],
-    writer: UrlsetWriter,
+    sitemap: Sitemap, factory: EntryFactory, items: Iterable[tuple[Any, Any]], writer: UrlsetWriter
 ) -> tuple[Lastmod | None, Any]:
-    """Write each item's entries into ``writer``, all of an item's or none: (newest lastmod
-    written, key of the first item that did not fit, or None)."""
+    """Write all of each item's entries or none: (newest lastmod, key of the first not fitting)."""
     entries = LanguageEntries(sitemap, factory)
     newest: Lastmod | None = None
     locs = writer.locs

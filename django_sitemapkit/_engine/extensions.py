@@ -1,12 +1,4 @@
-"""An entry's extension elements: images, videos, news and ``extra_xml()``, settled once per file.
-
-A bad image or video value is dropped (logged, images counted); an item whose
-``extra_xml()`` cannot go into the file, or that is no news of the last two days
-in a news section, raises EntryRejected: the caller skips it. ``images_field``
-names a model field holding an image URL or a file (whose storage gives the URL),
-or, as ``"photos__file"``, one across a relation, fetched a chunk of rows at a
-time, never one query per row.
-"""
+"""An entry's images, videos, news, ``extra_xml()``; bad ones dropped (logged) or EntryRejected."""
 
 from __future__ import annotations
 
@@ -53,18 +45,15 @@ class EntryRejected(Exception):
 
 
 def overrides(sitemap: Sitemap, hook: str) -> bool:
-    """Whether the section's class defines its own ``hook``."""
     return getattr(type(sitemap), hook) is not getattr(Sitemap, hook)
 
 
 def max_entries(sitemap: Sitemap) -> int:
-    """The section's URLs per file: its ``limit``, at most 50,000, at most 1,000 for news."""
     limit = min(sitemap.limit, MAX_ENTRIES_PER_FILE)
     return min(limit, MAX_NEWS_PER_FILE) if overrides(sitemap, "news") else limit
 
 
 def namespaces(sitemap: Sitemap) -> dict[str, str]:
-    """The namespaces a section's ``<urlset>`` declares: its own, and the built-in ones it uses."""
     declared = dict(sitemap.namespaces)
     if sitemap.i18n and sitemap.alternates:
         declared.setdefault("xhtml", XHTML_NS)
@@ -78,7 +67,7 @@ def namespaces(sitemap: Sitemap) -> dict[str, str]:
 
 
 def news_window(sitemap: ModelSitemap, queryset: QuerySet[Any]) -> QuerySet[Any]:
-    """``queryset`` narrowed to the last two days' articles, for a news section's ``news_date_field``."""
+    """``queryset`` narrowed to the last two days' news, by a news section's ``news_date_field``."""
     field_name = sitemap.news_date_field
     if field_name is None or not overrides(sitemap, "news") or sitemap.model is None:
         return queryset
@@ -89,14 +78,12 @@ def news_window(sitemap: ModelSitemap, queryset: QuerySet[Any]) -> QuerySet[Any]
 
 
 def images_field(sitemap: Sitemap) -> str | None:
-    """The section's ``images_field``: only model sections have one."""
     if not isinstance(sitemap, ModelSitemap) or sitemap.model is None:
         return None
     return sitemap.images_field
 
 
 def target_field(sitemap: ModelSitemap) -> models.Field[Any, Any]:
-    """The field ``images_field`` ends at (a field of a related model for a lookup)."""
     assert sitemap.model is not None
     assert sitemap.images_field is not None
     model: Any = sitemap.model
@@ -108,7 +95,6 @@ def target_field(sitemap: ModelSitemap) -> models.Field[Any, Any]:
 
 
 def url_of(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
-    """Turn the field's value (a file name, a FieldFile, a URL) into the image's URL."""
     if not isinstance(field, models.FileField):
         return lambda value: value
     storage = field.storage
@@ -130,10 +116,10 @@ def plain_file_prefix(field: models.Field[Any, Any]) -> str | None:
 
 
 class ImageReader:
-    """Reads the image values of items; a related lookup's are fetched chunk by chunk."""
+    """Reads items' image values: a field holding a URL or a file (its storage gives the URL), or
+    across a relation (``"photos__file"``), fetched a chunk of rows at a time, not per row."""
 
     def __init__(self, sitemap: ModelSitemap, column: int | None) -> None:
-        """``column``: where column rows hold the image (None: instances, or a related lookup)."""
         assert sitemap.images_field is not None
         assert sitemap.model is not None
         self.sitemap = sitemap
@@ -144,7 +130,6 @@ class ImageReader:
         self.fetched: dict[Any, list[Any]] = {}
 
     def __call__(self, item: Any) -> list[Any]:
-        """The image URLs of ``item`` (a column row or an instance)."""
         if self.related:
             key = item.pk if isinstance(item, models.Model) else item[0]
             values = self.fetched.get(key, [])
@@ -155,7 +140,6 @@ class ImageReader:
         return [url for value in values if (url := self.to_url(value))]
 
     def prefetching(self, keyed: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
-        """``keyed`` (key, item) pairs as they come, each chunk's images fetched first."""
         if not self.related:
             yield from keyed
             return
@@ -165,7 +149,6 @@ class ImageReader:
             yield from chunk
 
     def fetch(self, keys: list[Any]) -> None:
-        """One query for the images of the rows with these keys."""
         sitemap = self.sitemap
         assert sitemap.model is not None
         through = self.lookup.rpartition("__")[0]
@@ -183,8 +166,6 @@ class ImageReader:
 
 
 class Extensions:
-    """Turns an item into its extension elements; see the module docstring."""
-
     def __init__(
         self,
         sitemap: Sitemap,
@@ -210,15 +191,13 @@ class Extensions:
             FragmentChecker(namespaces(sitemap)) if overrides(sitemap, "extra_xml") else None
         )
         self.active = bool(self.images or self.videos or self.news or self.checker)
-        # Whether only a plain image column is at work, which the fast loop writes itself.
-        self.plain_column = (
+        self.plain_column = (  # only a plain image column: the fast loop writes it
             self.reader is not None
             and self.reader.column is not None
             and not (self.videos or self.news or self.checker or overrides(sitemap, "images"))
         )
 
     def __call__(self, item: Any) -> str:
-        """The extension XML of ``item``; raises EntryRejected when it must not be listed."""
         parts = []
         if self.images is not None:
             parts.append(self.images_of(item))

@@ -1,13 +1,5 @@
-"""The fast loop: a model section's column rows written with string concatenation.
-
-For a column row whose one URL value is plain (``[A-Za-z0-9_-]``, which every
-built-in string converter accepts and nothing encodes or escapes, or a
-non-negative integer), whose lastmod is already in the site's time zone and
-whose changefreq, priority and image columns hold values no step changes, the
-general path's steps (filling the URL template, the location rules, escaping,
-datetime formatting) reduce to concatenation. Every other row goes through the
-EntryFactory, so the bytes are the same either way (the tests compare both).
-"""
+"""The fast loop: column rows no general-path step would change (plain URL value and details, a
+lastmod in the site's zone) are concatenated; others take the EntryFactory: same bytes, tested."""
 
 from __future__ import annotations
 
@@ -35,32 +27,26 @@ from django_sitemapkit._protocol.writer import (
 )
 from django_sitemapkit._sitemaps import ModelSitemap
 
-# Accepted by the str, slug and path converters, unchanged by quote(), the
-# location rules and XML escaping, and free of dot segments.
+# Passed by str/slug/path converters, quote(), location rules, escaping unchanged; no dot segments.
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9_-]+").fullmatch
 _PLAIN_PATH = re.compile(r"/[A-Za-z0-9_~/-]*").fullmatch
 # An image path or a local storage's file name that no step of the general path changes.
 _PLAIN_IMAGE_PATH = re.compile(r"/(?!/)[A-Za-z0-9_~./-]*").fullmatch
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*").fullmatch
-# Plain URL values, and the database's text of UTC datetimes (SQLite and MySQL:
-# six fraction digits or none; PostgreSQL: up to six and "+00"), one a line.
+# One a line: the database's UTC datetime text (SQLite, MySQL: 0 or 6 fraction digits; PG: "+00").
 _PLAIN_VALUES = re.compile(r"[A-Za-z0-9_-]+(?:\n[A-Za-z0-9_-]+)*").fullmatch
 _UTC_TEXT = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6}|(?:\.\d{1,6})?\+00)?"
 _UTC_TEXTS = re.compile(rf"{_UTC_TEXT}(?:\n{_UTC_TEXT})*").fullmatch
 _IDENTITY_CONVERTERS = (StringConverter, SlugConverter, PathConverter)
-# A non-negative int is written as its digits by these and by the int converter.
-_INT_CONVERTERS = (*_IDENTITY_CONVERTERS, IntConverter)
+_INT_CONVERTERS = (*_IDENTITY_CONVERTERS, IntConverter)  # each writes an int >= 0 as its digits
 _IMAGE_OPEN, _IMAGE_CLOSE = image_element("\0").split("\0")
 _ZERO = datetime.timedelta(0)
-# Rows checked and written at once where all are plain.
 _CHUNK = 2000
 
 RowDetails = Callable[[Sequence[Any]], str | None]
 
 
 class FastLoop:
-    """Writes column rows into a writer; see the module docstring."""
-
     def __init__(self, factory: EntryFactory, layout: RowLayout, parts: list[str]) -> None:
         self.factory = factory
         self.layout = layout
@@ -78,10 +64,8 @@ class FastLoop:
         self.lastmod_text = lastmod_text(factory, db_is_utc=db_is_utc)
         template = factory.access.url_template
         assert template is not None
-        # Plain strings are written as they are (not for the int converter).
         self.text_values = all(type(c) in _IDENTITY_CONVERTERS for c in template.converters)
-        # Rows whose URL's one value is a unique column cannot repeat a location:
-        # locations are tracked only once a row of the general path came.
+        # A unique URL column cannot repeat a location: tracked only once a general-path row came.
         self.tracking = not url_values_unique(sitemap)
         self.newest: Lastmod | None = None
         self.utc_text = db_is_utc and factory.tz is datetime.UTC and factory.date_only is False
@@ -91,7 +75,6 @@ class FastLoop:
 
     @classmethod
     def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FastLoop | None:
-        """The fast loop for this file, or None when the general path must run."""
         template, layout = factory.access.url_template, factory.access.layout
         if (
             template is None
@@ -102,8 +85,7 @@ class FastLoop:
             or (factory.extensions.active and not factory.extensions.plain_column)
         ):
             return None
-        # The static parts must pass the location rules untouched.
-        probe = "x".join(template.parts)
+        probe = "x".join(template.parts)  # the static parts must pass the location rules untouched
         locations = factory.context.locations
         if not _PLAIN_PATH(probe) or locations.build(probe) != locations.base_url + probe:
             return None
@@ -116,10 +98,8 @@ class FastLoop:
     ) -> tuple[Lastmod | None, Any]:
         """Write ``rows``: (newest lastmod written, key of the first row that did not fit)."""
         rows, overflow_key = iter(rows), None
-        # A chunk whose every row is plain is written at once, by one comprehension
-        # (a third of the loop's time); any other, row by row.
         while overflow_key is None and (chunk := list(islice(rows, _CHUNK))):
-            if not self._all_plain(chunk, writer):
+            if not self._all_plain(chunk, writer):  # all-plain: one comprehension (1/3 of the time)
                 overflow_key = self._each(chunk, writer)
         if self.newest_row is None:
             return self.newest, overflow_key
@@ -127,8 +107,7 @@ class FastLoop:
         return later(self.newest, factory.lastmod(self.newest_row), factory.tz), overflow_key
 
     def _all_plain(self, chunk: list[Sequence[Any]], writer: UrlsetWriter) -> bool:
-        """Write ``chunk`` at once if every row is plain, dated by the database's UTC text,
-        unrepeatable, and the rows fit; else write nothing and return False."""
+        """Write ``chunk`` at once if every row is plain, UTC-text dated, unrepeatable and fits."""
         column = self.layout.lastmod
         if self.row_details is not None or self.tracking or not self.utc_text or column is None:
             return False
@@ -146,10 +125,8 @@ class FastLoop:
         return True
 
     def _each(self, rows: list[Sequence[Any]], writer: UrlsetWriter) -> Any:
-        """Write ``rows`` one by one; the key of the first that did not fit, or None."""
         column, entry = self.layout.lastmod, self.entry
-        # Plain entries are added together: a writer's call per row costs more than the row.
-        batch: list[str] = []
+        batch: list[str] = []  # added at once: a writer's call per row costs more than the row
         size, room, space = 0, writer.max_entries - writer.count, writer.max_bytes - writer.size
         newest_raw, newest_row, overflow_key = self.newest_raw, self.newest_row, None
         for row in rows:
@@ -185,8 +162,7 @@ class FastLoop:
         xml = factory(row)
         if xml is None:
             return True
-        if not self.tracking:
-            # Its location, normalised, might be one a plain row wrote.
+        if not self.tracking:  # its location, normalised, might be one a plain row wrote
             writer.locs.update(writer.written_locs())
             self.tracking = True
         loc = factory.last_loc
@@ -212,9 +188,8 @@ class FastLoop:
 def _plain_chunk(
     rows: list[Sequence[Any]], column: int, room: int
 ) -> tuple[list[str], list[str]] | None:
-    """The rows' URL values and lastmods if every value is plain, at most ``room`` long, and
-    every lastmod the database's text of a UTC datetime, else None: checked at once, on the
-    values (and lastmods) joined by newlines, which none of them may hold."""
+    """The rows' URL values and lastmods if all are plain (values ``room`` long at most, lastmods
+    UTC text), else None: checked at once on them joined by newlines, which none may hold."""
     values, lastmods = [row[1] for row in rows], [row[column] for row in rows]
     try:
         joined, texts = "\n".join(values), "\n".join(lastmods)
@@ -232,9 +207,7 @@ def _plain_chunk(
 
 
 def _alike_utc_texts(texts: str, count: int) -> bool:
-    """Whether the ``count`` lines of ``texts`` all have one length, 19 or 26 (SQLite, MySQL)
-    or end in "+00", with a space at 10: checked by slicing, column by column, faster than
-    the pattern."""
+    """Whether ``texts``' lines share a length, 19, 26 or ending "+00", space at 10 (by slicing)."""
     width = texts.find("\n") if count > 1 else len(texts)
     step = width + 1
     if (
@@ -252,9 +225,8 @@ def _alike_utc_texts(texts: str, count: int) -> bool:
 
 
 def plain_entries(loop: FastLoop) -> Callable[[Sequence[Any]], str | None]:
-    """``loop``'s entry of a plain row, None for a row the general path must write: one
-    function with everything it reads bound, as it runs once per row. The database's text
-    of a UTC datetime of SQLite's and MySQL's lengths is sliced here (else lastmod_text())."""
+    """``loop``'s entry of a plain row (None: the general path's), everything bound as it runs per
+    row; UTC text of SQLite's and MySQL's lengths is sliced here, else by lastmod_text()."""
     head, middle, end, room = loop.head, loop.middle, loop.end, loop.room
     column, constant, row_details = loop.layout.lastmod, loop.details, loop.row_details
     text_of, text_values, plain = loop.lastmod_text, loop.text_values, _PLAIN_VALUE
@@ -282,13 +254,11 @@ def plain_entries(loop: FastLoop) -> Callable[[Sequence[Any]], str | None]:
     return entry
 
 
-# Where a plain entry's location starts: url_element() writes "<url><loc>" first.
-_LOC_AT = len("<url><loc>")
+_LOC_AT = len("<url><loc>")  # where url_element() starts a location
 
 
 def row_details(factory: EntryFactory, layout: RowLayout) -> RowDetails | None:
-    """A row's changefreq, priority and image from its columns, or None when none comes from
-    a column; the function answers None for a value the general path must judge (and log)."""
+    """A row's column details (None: no column has any); None per value the general path judges."""
     if layout.changefreq is None and layout.priority is None and layout.image is None:
         return None
     changefreq_at, priority_at, image_at = layout.changefreq, layout.priority, layout.image
@@ -332,7 +302,6 @@ def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], s
         if date_only:
             return None
         if raw.__class__ is str:
-            # The database's text of a UTC datetime (PostgreSQL's ends in "+00").
             if (
                 text_ok
                 and len(raw) >= 19
@@ -343,8 +312,7 @@ def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], s
             return None
         if raw.__class__ is datetime.datetime and (
             raw.tzinfo is tz
-            # Any zone at offset zero writes the same text as UTC itself
-            # (psycopg hands out ZoneInfo("UTC"), not datetime.UTC).
+            # Any zone at offset zero writes as UTC (psycopg hands out ZoneInfo("UTC")).
             or (tz is datetime.UTC and raw.tzinfo is not None and raw.utcoffset() == _ZERO)
         ):
             formatted: str = raw.isoformat(timespec="seconds")
@@ -356,10 +324,8 @@ def lastmod_text(factory: EntryFactory, *, db_is_utc: bool) -> Callable[[Any], s
 
 
 def image_xml(factory: EntryFactory) -> Callable[[Any], str | None] | None:
-    """For a plain image column: its value -> the entry's image element ("" for none), or
-    None for the general path; None when the column's values are never plain. A plain value
-    (a path, a local storage's file name) needs only the prefix the general path gives a probe.
-    """
+    """A plain image column's value -> its image element ("", None: the general path's); None when
+    no value is plain. A plain value needs only the prefix the general path gives a probe."""
     if not factory.extensions.plain_column:
         return None
     field = target_field(factory.sitemap)  # type: ignore[arg-type]

@@ -1,5 +1,4 @@
-"""Every use of Django's private ORM API, each saying why the public API cannot do its job;
-tests/engine/test_internals.py fails loudly when a Django release changes what it relies on."""
+"""Django's private ORM API, each use saying why; tests/engine/test_internals.py guards them."""
 
 from __future__ import annotations
 
@@ -13,16 +12,14 @@ from django.db.models.query import ModelIterable
 from django.db.models.sql.compiler import SQLCompiler
 from django.db.models.sql.constants import MULTI
 
-# Large enough to amortise round trips, small enough that memory stays flat.
-CHUNK_SIZE = 2000
+CHUNK_SIZE = 2000  # large enough to amortise round trips, small enough that memory stays flat
 
 
 def iterate_rows(
     queryset: QuerySet[Any], *, raw_column: int | None, server_side: bool = True
 ) -> Iterator[Sequence[Any]]:
-    """A ``values_list()`` queryset's rows in chunks (from a server-side cursor, if any and
-    ``server_side``), as ``iterator()`` but for ``raw_column``, left as the database gives it
-    (see rows.raw_lastmod_converter), and the cursor's own tuples where none needs converting."""
+    """A ``values_list()`` queryset's rows, as ``iterator()`` but ``raw_column`` left unconverted
+    (rows.raw_lastmod_converter) and the cursor's tuples where nothing needs converting."""
     connection = connections[queryset.db]
     compiler = queryset.query.get_compiler(queryset.db)
     results = compiler.execute_sql(
@@ -41,21 +38,18 @@ def iterate_rows(
 
 
 def selected_converters(compiler: SQLCompiler) -> dict[int, Any]:
-    """The backend and field converters of the columns ``compiler`` selects, by position."""
     fields = [selected[0] for selected in compiler.select[0 : compiler.col_count]]
     return compiler.get_converters(fields)
 
 
 def compiled_sql(queryset: QuerySet[Any]) -> tuple[str, tuple[Any, ...]]:
-    """The SQL and parameters ``queryset`` runs, apart, ready for ``cursor.execute()``
-    (``str(queryset.query)`` inlines them unquoted)."""
+    """SQL and params for ``cursor.execute()`` (``str(queryset.query)`` inlines them unquoted)."""
     sql, params = queryset.query.get_compiler(using=queryset.db).as_sql()
     return sql, tuple(params)
 
 
 def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequence[Any]]:
-    """``rows`` fetched by SQL selecting what ``queryset`` selects, converted as its own rows
-    (no public API applies a queryset's converters to rows it did not fetch)."""
+    """``rows`` of SQL selecting as ``queryset`` does, converted as its own (no public API can)."""
     compiler = queryset.query.get_compiler(using=queryset.db)
     compiler.setup_query()
     converted: Iterator[Sequence[Any]] = compiler.results_iter(results=[rows])
@@ -63,13 +57,11 @@ def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequenc
 
 
 def yields_instances(queryset: QuerySet[Any]) -> bool:
-    """Whether ``queryset`` yields plain instances of its model (a polymorphic manager's
-    yields subclasses, with their own methods: only ``_iterable_class`` tells)."""
+    """Whether ``queryset`` yields plain instances (a polymorphic manager's: only this tells)."""
     return queryset._iterable_class is ModelIterable
 
 
 def bound_alias(manager: models.Manager[Any]) -> str | None:
-    """The database a manager was bound to with ``db_manager(using)``, if any (the public
-    ``manager.db`` falls back to the *read* router: writes go where writes are routed)."""
+    """The alias of ``db_manager(using)``, if any (``manager.db`` falls back to the read router)."""
     alias: str | None = manager._db
     return alias

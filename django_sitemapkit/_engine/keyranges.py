@@ -1,7 +1,4 @@
-"""A page's figures, and those of every key-range page of a section in one ``UNION ALL`` of
-per-range aggregates (about the cost of one aggregate). Building each part with the ORM would
-cost more: each shape of range is compiled once with placeholder values, its SQL repeated with
-each range's parameters (built by the ORM where a placeholder cannot be found: same result)."""
+"""Page figures: all key ranges' in one ``UNION ALL`` of aggregates, each shape compiled once."""
 
 from __future__ import annotations
 
@@ -19,25 +16,20 @@ from django.db.models import Count, IntegerField, Max, Q, QuerySet, Value
 from django_sitemapkit._engine.internals import compiled_sql, converted_rows
 from django_sitemapkit._protocol.w3c import Lastmod, to_aware
 
-# SQLite refuses compound statements of more than 500 SELECTs by default.
-UNION_BATCH_SIZE = 400
+UNION_BATCH_SIZE = 400  # SQLite refuses compound statements of over 500 SELECTs by default
 
-# Replaced by each range's values. Within every integer type's range (the ORM drops an
-# out-of-range bound) and unlike anything a queryset filters on.
+# Replaced per range; within every integer type (the ORM drops out-of-range bounds), unlike filters.
 TAG_PLACEHOLDER = 2_100_000_001
 INTEGER_KEY_PLACEHOLDERS = (2_100_000_002, 2_100_000_003)
 
 
-# [start_key, end_key): keys in their text form, as recorded; None leaves that side open.
-KeyRange = tuple[str | None, str | None]
+KeyRange = tuple[str | None, str | None]  # [start, end): keys as text, as recorded; None: open
 
 
 @dataclass(frozen=True)
 class PageFigures:
-    """What the index and a build know of one page without rendering it: its entries (skipped
-    ones included), its index ``<lastmod>`` (the newest of its rows', or of its entries' as
-    rendered; None when one has none), and a fingerprint of what its bytes depend on from its
-    rows: ``count|newest`` (aware ISO), then a hash of the key range."""
+    """One page known without rendering: its entries (skipped ones included), its index lastmod
+    (None if an entry has none), a fingerprint of its rows: ``count|newest``, a key range hash."""
 
     number: int
     count: int
@@ -55,12 +47,10 @@ class PageFigures:
         key_range: KeyRange = (None, None),
         undated: bool = False,
     ) -> PageFigures:
-        """``undated`` (an entry has no lastmod): the page announces none, as the newest of
-        the others would not move when that entry changes; its fingerprint holds ``newest``."""
+        """``undated``: announce none (blind to that entry's changes); fingerprint ``newest``."""
         stamp = "" if newest is None else to_aware(newest, tz).isoformat()
         fingerprint = f"{count}|{stamp}"
-        if key_range != (None, None):
-            # A page split since may keep its count and newest, never its range.
+        if key_range != (None, None):  # a split page may keep count and newest, never its range
             bounds = "\x00".join(str(key) for key in key_range).encode()
             fingerprint += "|" + hashlib.sha256(bounds).hexdigest()[:8]
         return cls(number, count, None if undated else newest, fingerprint)
@@ -75,8 +65,6 @@ class RangeStats:
 
 @dataclass
 class _Shape:
-    """The compiled SQL of one kind of range, and where its values go."""
-
     sql: str
     params: list[Any]
     tag_at: int
@@ -85,8 +73,6 @@ class _Shape:
 
 
 class RangeAggregator:
-    """Counts and newest values of ``lastmod_field`` of key ranges of ``queryset``."""
-
     def __init__(
         self, queryset: QuerySet[Any], lastmod_field: str | None, *, nullable: bool = False
     ) -> None:
@@ -95,16 +81,13 @@ class RangeAggregator:
         pk = queryset.model._meta.pk
         assert pk is not None
         self.pk: models.Field[Any, Any] = pk
-        # COUNT(*), not COUNT(pk): no NULL test per row.
-        self.aggregates: dict[str, Any] = {"_count": Count("*")}
+        self.aggregates: dict[str, Any] = {"_count": Count("*")}  # not COUNT(pk): no NULL test
         if lastmod_field is not None:
             self.aggregates["_lastmod"] = Max(lastmod_field)
-            if nullable:
-                # Counted in the same scan: a page holding an undated row announces no lastmod.
+            if nullable:  # same scan: a page holding an undated row announces no lastmod
                 self.aggregates["_dated"] = Count(lastmod_field)
 
     def stats(self, ranges: Sequence[KeyRange]) -> list[RangeStats]:
-        """The count and newest lastmod of each range, in order."""
         found: dict[int, RangeStats] = {}
         for tag, count, *lastmod in self._rows(ranges) if ranges else ():
             newest = lastmod[0] if lastmod else None
@@ -138,7 +121,6 @@ class RangeAggregator:
         return part
 
     def _compile(self, has_start: bool, has_end: bool) -> _Shape | None:
-        """The SQL of ranges with these bounds, or None if it cannot be reused."""
         placeholders = self._key_placeholders()
         if placeholders is None:
             return None
@@ -157,7 +139,6 @@ class RangeAggregator:
         return _Shape(sql, params, tag_at, start_at, end_at)
 
     def _key_placeholders(self) -> tuple[str, str] | None:
-        """Two keys (as text) no range will hold, of the key field's type."""
         field = key_field(self.pk)
         low, high = INTEGER_KEY_PLACEHOLDERS
         if isinstance(field, models.IntegerField):
@@ -169,14 +150,12 @@ class RangeAggregator:
         return None
 
     def _prepare(self, text: str) -> Any:
-        """A key as the ORM passes it to the database in a range lookup."""
         value = self.pk.get_prep_value(self.pk.to_python(text))
         return self.pk.get_db_prep_value(value, self._connection, prepared=True)
 
     def _statements(
         self, ranges: Sequence[KeyRange], shapes: dict[tuple[bool, bool], _Shape]
     ) -> Iterator[tuple[str, list[Any]]]:
-        """UNION ALL statements of one part per range, batched within the database's limits."""
         batch_size = UNION_BATCH_SIZE
         max_params = self._connection.features.max_query_params
         if max_params:
@@ -206,7 +185,6 @@ class RangeAggregator:
 
 
 def in_range(pk: models.Field[Any, Any], start: str | None, end: str | None) -> Q:
-    """The rows whose key is in ``[start, end)`` (keys as text; None leaves that side open)."""
     q = Q()
     if start is not None:
         q &= Q(pk__gte=pk.to_python(start))
@@ -216,7 +194,6 @@ def in_range(pk: models.Field[Any, Any], start: str | None, end: str | None) -> 
 
 
 def only_position(params: Sequence[Any], value: Any) -> int | None:
-    """Where ``value`` is in ``params``, if it is there exactly once."""
     positions = [
         index
         for index, param in enumerate(params)

@@ -1,11 +1,4 @@
-"""Stable, dense pages for model sections: ranges of primary keys, cut by row count the first
-time (every page starts full, however sparse the queryset) and afterwards only ever split, the
-rows past ``limit`` (or the file's byte limit) becoming a new page with the next free number.
-
-So an edit or deletion changes only its own page, and growth only the last (re-cutting by count
-would shift every later page; merging under-full pages would change pages no edit touched).
-Cuts are recorded where the process can write, made alike in memory where it cannot.
-"""
+"""Stable, dense pages of a model section: key ranges cut by count, then split (docs/pages.md)."""
 
 from __future__ import annotations
 
@@ -38,8 +31,6 @@ class PageNotFound(LookupError):
 
 
 class KeysetPages:
-    """The pages of one model section."""
-
     def __init__(
         self, section: str, queryset: QuerySet[Any], *, limit: int, lastmod_field: str | None
     ) -> None:
@@ -73,7 +64,6 @@ class KeysetPages:
         return {page.number: page for page in page_table().pages(self.section) or [FIRST_PAGE]}
 
     def pages(self) -> list[Page]:
-        """The section's pages in number order, those past ``limit`` rows cut."""
         return self._settle()[0]
 
     def figures(self, tz: datetime.tzinfo) -> list[PageFigures]:
@@ -112,7 +102,6 @@ class KeysetPages:
         return cut, stats
 
     def _aggregate(self, pages: Sequence[Page]) -> dict[int, RangeStats]:
-        """Row count and newest lastmod of each page, by number, in one scan."""
         field = self.lastmod_field
         nullable = field is not None and bool(self.queryset.model._meta.get_field(field).null)
         aggregator = RangeAggregator(self.queryset, self.lastmod_field, nullable=nullable)
@@ -122,7 +111,6 @@ class KeysetPages:
         }
 
     def _cut(self, pages: Sequence[Page], overfull: Sequence[Page]) -> list[Page]:
-        """``pages`` with each of ``overfull`` cut every ``limit`` rows in memory, in new pages."""
         result = {page.number: page for page in pages}
         last = max(result)
         for page in overfull:
@@ -135,7 +123,6 @@ class KeysetPages:
         return [result[number] for number in sorted(result)]
 
     def _cut_key(self, page: Page) -> str | None:
-        """The key of the row past the first ``limit`` of ``page``, if it has one."""
         keys = self._rows(page).values_list("pk", flat=True)[self.limit : self.limit + 1]
         key = next(iter(keys), None)
         return None if key is None else str(key)
@@ -167,9 +154,7 @@ class Page:
     end_key: str | None = None
 
 
-# The page of a section nothing was recorded for: a first cut records page 1 with the page
-# it splits off, so a missing page 1 means nothing is.
-FIRST_PAGE = Page(1)
+FIRST_PAGE = Page(1)  # a first cut records page 1 too: none recorded, no cut
 
 
 class Recording(enum.Enum):
@@ -182,8 +167,7 @@ class _ChangedMeanwhile(Exception):
     """A page no longer has the bounds it was read with: roll the recording back."""
 
 
-# Per vendor, whether the table (its quoted name for each %s) may be written.
-_WRITABLE = {
+_WRITABLE = {  # per vendor: may the table (its quoted name for each %s) be written
     "postgresql": "SELECT current_setting('transaction_read_only') = 'off'"
     " AND has_table_privilege(%s, 'INSERT') AND has_table_privilege(%s, 'UPDATE')",
     "sqlite": "SELECT NOT query_only FROM pragma_query_only()",
@@ -204,8 +188,7 @@ class PageManager(models.Manager[models.Model]):
         return None if found is None else Page(number, *found)
 
     def writable(self) -> bool:
-        """Whether the table may be written, where the database tells without a write (PostgreSQL
-        logs every refused statement as an ERROR; ``record`` catches one all the same)."""
+        """Whether the table may be written, asked without writing: PostgreSQL logs refusals."""
         connection = connections[bound_alias(self) or router.db_for_write(self.model)]
         table = connection.ops.quote_name(self.model._meta.db_table)
         query = _WRITABLE.get(connection.vendor)
@@ -217,12 +200,8 @@ class PageManager(models.Manager[models.Model]):
         return bool(row and row[0])
 
     def record(self, section: str, before: Sequence[Page], after: Sequence[Page]) -> Recording:
-        """Make the recorded pages of ``section``, read as ``before``, into ``after``.
-
-        No row is locked: a page is updated only if it still has the bounds it was read with,
-        and numbers are unique, so another process's change makes it all fail (CONFLICT)
-        rather than leave pages that overlap. A refused write is caught in a savepoint.
-        """
+        """Make ``section``'s recorded pages ``before`` into ``after``. No lock: a page updates only
+        if its bounds are as read; numbers are unique: a race fails (CONFLICT), no overlap."""
         if not self.writable():
             return Recording.REFUSED
         db = bound_alias(self) or router.db_for_write(self.model)
@@ -263,7 +242,6 @@ PAGE_TABLE_NAME_LENGTH = 64  # SitemapPage.section's max_length
 
 
 def narrows_per_site(sitemap: Sitemap) -> bool:
-    """Whether the section lists other items on each site (it overrides ``for_site()``)."""
     return type(sitemap).for_site is not Sitemap.for_site
 
 

@@ -1,5 +1,4 @@
-"""The single rendering path of the views and the build: the finished bytes of each file and
-what HTTP needs (a strong ETag, the newest lastmod), so served and built files are the same."""
+"""The one rendering path of views and build (so their files match): bytes, ETag, lastmod."""
 
 from __future__ import annotations
 
@@ -66,12 +65,10 @@ class SiteSections:
 
 
 def site_of(sitemaps: SectionRegistry) -> SiteConfig | None:
-    """The site whose sections ``sitemaps`` are, if they are one site's."""
     return sitemaps.site if isinstance(sitemaps, SiteSections) else None
 
 
-# The URL namespace of the default site, whose URLs ``django_sitemapkit.urls`` holds.
-URL_NAMESPACE = "sitemapkit"
+URL_NAMESPACE = "sitemapkit"  # the default site's, which ``django_sitemapkit.urls`` holds
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -97,8 +94,7 @@ class RenderedFile:
 
 
 def gzipped(content: bytes) -> bytes:
-    """``content`` as a ``.gz`` file: reproducible, no timestamp in its header; level 6,
-    zlib's default, the usual balance for files fetched often."""
+    """``content`` gzipped without a timestamp (reproducible), at zlib's default level 6."""
     return gzip.compress(content, compresslevel=6, mtime=0)
 
 
@@ -110,7 +106,6 @@ def site_time_zone() -> datetime.tzinfo:
 
 
 def views_routed(namespace: str = URL_NAMESPACE) -> bool:
-    """Whether the URLconf routes a site's views under ``namespace`` (at the top)."""
     resolver = get_resolver(get_urlconf())
     return namespace in resolver.namespace_dict or namespace in resolver.app_dict
 
@@ -135,15 +130,13 @@ def page_path(
 
 
 def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
-    """The XSL stylesheet's href (None when STYLESHEET is off): a path beside the index, as a
-    browser applies an XSL only from the document's own origin, whichever served it."""
+    """The XSL's href (None: off), beside the index: browsers apply only a same-origin XSL."""
     if not get_settings().STYLESHEET:
         return None
     return posixpath.join(posixpath.dirname(index_path(namespace)), STYLESHEET_NAME)
 
 
 def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
-    """Locations are built from ``base_url`` and must lie in the index's directory."""
     directory_url = base_url + posixpath.dirname(index_path(namespace)).rstrip("/") + "/"
     strip = get_settings().STRIP_QUERY_PARAMS
     locations = LocationBuilder(base_url, directory_url=directory_url, strip_params=strip)
@@ -168,8 +161,6 @@ def render_page(
 
 @dataclass(frozen=True)
 class IndexEntry:
-    """One ``<sitemap>`` of the index: a page and the lastmod to announce for it."""
-
     section: str
     number: int
     lastmod: datetime.datetime | datetime.date | None
@@ -193,8 +184,7 @@ def write_index(
                 # Always a datetime: one format per file, a date being midnight of its day.
                 lastmod = format_lastmod(entry.lastmod, tz, date_only=False)
             except (OverflowError, ValueError):
-                # Year 9999 in a zone ahead of UTC is 10000: crawlers will always fetch it.
-                logger.warning(
+                logger.warning(  # 9999 ahead of UTC is year 10000: crawlers will always fetch it
                     "Sitemap index: listed page %d of section %r without lastmod: "
                     "%s cannot be written in %s.",
                     entry.number,
@@ -236,8 +226,7 @@ def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> Rendere
 
 
 INDEX_NAME = "sitemap.xml"
-# A page number in URLs: canonical (no 0, no leading zeros), so one file has one URL.
-PAGE_NUMBER = "[1-9][0-9]{0,8}"
+PAGE_NUMBER = "[1-9][0-9]{0,8}"  # canonical (no 0, no leading zeros): one URL a file
 
 
 def page_filename(section: str, number: int) -> str:
@@ -284,7 +273,7 @@ class IndexDirectory:
 
 
 def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bool]]:
-    """Locations of ``sitemap`` known cheaply: (what location() gives, is it only a prefix)."""
+    """Cheap locations of ``sitemap``: (what location() gives, is it only a prefix)."""
     if isinstance(sitemap, ModelSitemap):
         return _model_locations(sitemap, query=query)
     items = sitemap.items()

@@ -1,14 +1,4 @@
-"""Reading a model section's rows: model instances, or tuples of just the columns its URLs need.
-
-A section with a URL route (its ``url_name``, or ``get_absolute_url()`` read as
-one, _reversing.py) reads *column rows* (RowLayout) and fills the pattern
-without an instance per row; one without reads instances and asks each for its
-``location()``. A ``reverse()`` call costs more than everything else a sitemap
-does for a URL: UrlTemplate reverses the pattern once with placeholders, then
-per row runs the converters, checks and quotes as ``reverse()`` does, byte for
-byte (the tests compare them), falling back to ``reverse()`` per row where the
-converters cannot be known (``re_path`` groups, a name used by several patterns).
-"""
+"""A model section's rows: instances, or column rows filling its URL route (docs/sitemaps.md)."""
 
 from __future__ import annotations
 
@@ -37,14 +27,12 @@ from django_sitemapkit._protocol.w3c import Lastmod
 from django_sitemapkit._reversing import Derived, Refused, derive_location
 from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
 
-# What reverse() leaves unquoted (django.urls.resolvers: RFC 3986 sub-delims + "/~:@").
-_SAFE = "!$&'()*+,;=/~:@"
+_SAFE = "!$&'()*+,;=/~:@"  # what reverse() leaves unquoted (RFC 3986 sub-delims + "/~:@")
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
 _SENTINELS = ("sitemapkitarg{}zz", "7351{}9246", "7351{}92-4600-4000-8000-000000000000")
 
 
 def find_converters(url_name: str) -> dict[str, Any] | None:
-    """The converters of every kwarg of the one pattern named ``url_name``, or None."""
     *namespaces, name = url_name.split(":")
     found: list[dict[str, Any]] = []
 
@@ -64,33 +52,32 @@ def find_converters(url_name: str) -> dict[str, Any] | None:
 
 
 class UrlTemplate:
-    """``reverse(url_name, kwargs=...)`` for many rows at the cost of one call."""
+    """``reverse()`` for many rows at one call's cost (it costs more than all else per URL): once
+    with placeholders, then per row reverse()'s converters, checks and quoting, byte for byte;
+    reverse() per row where converters are unknown (``re_path`` groups, a name used twice)."""
 
     def __init__(self, url_name: str, kwarg_names: Sequence[str] | int) -> None:
         """``kwarg_names``: the URL keywords filled, in order, or how many positional args."""
         self.url_name = url_name
-        # Positional args fill the pattern's keywords in order, as reverse() does.
         self.positional = isinstance(kwarg_names, int)
         self.kwarg_names: tuple[str, ...] = (
             tuple(str(n) for n in range(kwarg_names))
             if isinstance(kwarg_names, int)
             else tuple(kwarg_names)
         )
-        # The reversed URL split around each value; None: reverse() per row.
-        self.parts: list[str] | None = None
+        self.parts: list[str] | None = None  # split around each value; None: reverse() per row
         self.converters: list[Any] = []
         self.regexes: list[re.Pattern[str]] = []
         converters = find_converters(url_name)
         if converters is not None and self.positional:
             if len(converters) != len(self.kwarg_names):
                 return  # reverse() refuses it, row by row
-            self.kwarg_names = tuple(converters)
+            self.kwarg_names = tuple(converters)  # args fill keywords in order, as in reverse()
         if converters is None or set(self.kwarg_names) - set(converters):
             return  # unknown constraints: reverse() per row
         self.parts = self._reversed_parts(converters)
 
     def _reversed_parts(self, converters: dict[str, Any]) -> list[str] | None:
-        """The URL reversed with placeholders, split around each; None where that fails."""
         sentinels: dict[str, Any] = {}
         for index, kwarg in enumerate(self.kwarg_names):
             converter = converters[kwarg]
@@ -135,8 +122,7 @@ class UrlTemplate:
             out.append(text if _PLAIN.fullmatch(text) else quote(text, safe=_SAFE))
             out.append(parts[index + 1])
         url = "".join(out)
-        # reverse() never builds a scheme-relative URL.
-        return escape_leading_slashes(url) if url.startswith("//") else url
+        return escape_leading_slashes(url) if url.startswith("//") else url  # as reverse() does
 
 
 # Methods taking an item: a section defining one needs instances.
@@ -149,18 +135,14 @@ class UrlRoute:
 
     url_name: str
     fields: tuple[str, ...]
-    #: The URL keyword each field fills; None: positional ``args``.
-    kwargs: tuple[str, ...] | None
-    #: Read from get_absolute_url() rather than named by the class.
-    derived: bool = False
+    kwargs: tuple[str, ...] | None  # the URL keyword each field fills; None: positional
+    derived: bool = False  # read from get_absolute_url()
 
     def template(self) -> UrlTemplate:
-        """The pattern reversed once (in the active language)."""
         return UrlTemplate(self.url_name, len(self.fields) if self.kwargs is None else self.kwargs)
 
 
 def url_route(sitemap: ModelSitemap) -> UrlRoute | None:
-    """The section's URL route, or None when each location is ``location(instance)``."""
     if sitemap.url_name is not None:
         return UrlRoute(
             sitemap.url_name, tuple(sitemap.url_kwargs.values()), tuple(sitemap.url_kwargs)
@@ -172,15 +154,13 @@ def url_route(sitemap: ModelSitemap) -> UrlRoute | None:
 
 
 def derivation(sitemap: ModelSitemap) -> Derived | Refused:
-    """``get_absolute_url()`` read as a URL pattern, where the class needs nothing else per row."""
     refusal = needs_instances(sitemap)
     if refusal is not None:
         return Refused(refusal)
     if sitemap.model is None:
         return Refused("the section has no model")
     queryset = sitemap.get_queryset()
-    if queryset.model is not sitemap.model:
-        # A proxy's (or another model's) rows answer with their own method.
+    if queryset.model is not sitemap.model:  # a proxy's rows answer with their own method
         return Refused(
             f"the rows are {queryset.model._meta.label}'s, not {sitemap.model._meta.label}'s"
         )
@@ -190,7 +170,6 @@ def derivation(sitemap: ModelSitemap) -> Derived | Refused:
 
 
 def needs_instances(sitemap: ModelSitemap) -> str | None:
-    """What in the class takes an instance per row (None: nothing)."""
     cls = type(sitemap)
     for name in _ITEM_METHODS:
         if getattr(cls, name) is not getattr(Sitemap, name):
@@ -204,8 +183,7 @@ def needs_instances(sitemap: ModelSitemap) -> str | None:
 
 
 def route_report(sitemap: Sitemap) -> tuple[bool, str] | None:
-    """Whether a model section fills a URL pattern (the fast path), and how it got it or what
-    stopped it; None for other sections. For ``sitemapkit_status`` and ``check --deploy``."""
+    """Whether a model section fills a URL pattern (fast path), and how or why not; else None."""
     if not isinstance(sitemap, ModelSitemap):
         return None
     if sitemap.url_name is not None:
@@ -218,28 +196,24 @@ def route_report(sitemap: Sitemap) -> tuple[bool, str] | None:
 
 
 def image_column(sitemap: Sitemap) -> str | None:
-    """The column a column row holds the image in: a field of the model itself."""
+    """The column holding the image: only a field of the model itself."""
     name = images_field(sitemap)
     if name is None or "__" in name or not isinstance(sitemap, ModelSitemap):
         return None
     return name if url_route(sitemap) is not None else None
 
 
-# Backends whose text form of a datetime column is ISO 8601 that
-# datetime.fromisoformat() reads: "YYYY-MM-DD HH:MM:SS[.ffffff][+00]".
+# Backends whose datetime text datetime.fromisoformat() reads: "YYYY-MM-DD HH:MM:SS[.ffffff][+00]".
 TEXT_DATETIME_VENDORS = frozenset({"sqlite", "postgresql", "mysql"})
 
 
 def reads_columns(sitemap: ModelSitemap) -> bool:
-    """Whether the section reads column rows (it has a URL route) rather than instances."""
     return url_route(sitemap) is not None
 
 
 @dataclass(frozen=True)
 class RowLayout:
-    """Where each value sits in a section's column rows (the cursor's tuples): the key at 0,
-    the URL's values at 1 to ``url_values``, then each column at its index here (None: not
-    read)."""
+    """Column rows: key at 0, URL values from 1 (``url_values``), each column at its index here."""
 
     columns: tuple[str, ...]
     url_values: int
@@ -253,7 +227,6 @@ class RowLayout:
 
 
 def row_layout(sitemap: ModelSitemap) -> RowLayout:
-    """The layout of ``sitemap``'s column rows."""
     route = url_route(sitemap)
     assert route is not None
     columns = ["pk", *route.fields]
@@ -309,16 +282,14 @@ def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
 def page_items(
     sitemap: ModelSitemap, number: int, limit: int | None = None, page: Page | None = None
 ) -> Iterator[tuple[Any, Any]]:
-    """(key, row) of each row of page ``number``, one past the limit; the first ``limit``
-    rows only, when given (``page``: its bounds, if known)."""
+    """(key, row) of page ``number``'s rows, one past the limit, or the first ``limit`` only."""
     if reads_columns(sitemap):
         for row in page_rows(sitemap, number, limit, page):
             yield row[0], row
         return
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
-    # One row past the limit tells the writer the page overflowed, without
-    # ever reading an unbounded open-ended last page.
+    # One row past the limit tells the writer the page overflowed, never reading it unbounded.
     rows = pages.page_queryset(number, page)[: limit or pages.limit + 1]
     for obj in rows.iterator(chunk_size=CHUNK_SIZE):
         yield obj.pk, obj
@@ -327,26 +298,22 @@ def page_items(
 def page_rows(
     sitemap: ModelSitemap, number: int, limit: int | None = None, page: Page | None = None
 ) -> Iterator[Sequence[Any]]:
-    """The column rows of page ``number`` (the first ``limit``), laid out as ``row_layout()``."""
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
     rows = pages.page_queryset(number, page)
     layout = row_layout(sitemap)
     columns: list[Any] = list(layout.columns)
     if layout.lastmod is not None and connections[rows.db].vendor in TEXT_DATETIME_VENDORS:
-        # Read lastmod as text: the drivers' datetime parsing costs more per row than writing
-        # the whole <url>; raw_lastmod_converter parses it (and the fast loop slices it).
+        # As text: drivers' datetime parsing costs more per row than writing the whole <url>.
         columns[layout.lastmod] = Cast(columns[layout.lastmod], TextField())
     return iterate_rows(
         rows.values_list(*columns)[: limit or pages.limit + 1],
         raw_column=layout.lastmod,
-        # A few rows: one round trip fetches them, where a server-side cursor takes several.
-        server_side=limit is None,
+        server_side=limit is None,  # few rows: one round trip; a server-side cursor takes several
     )
 
 
 def url_values_unique(sitemap: ModelSitemap) -> bool:
-    """Whether the one field filling the URL pattern is unique: no two rows share a URL."""
     assert sitemap.model is not None
     route = url_route(sitemap)
     if route is None or len(route.fields) != 1:
@@ -360,7 +327,6 @@ def url_values_unique(sitemap: ModelSitemap) -> bool:
 
 
 def database_is_utc(sitemap: ModelSitemap) -> bool:
-    """Whether the database hands out (or stores) datetimes in UTC."""
     connection = connections[sitemap.get_queryset().db]
     return bool(settings.USE_TZ) and connection.timezone is datetime.UTC
 
@@ -368,8 +334,7 @@ def database_is_utc(sitemap: ModelSitemap) -> bool:
 def raw_lastmod_converter(
     field: models.Field[Any, Any], connection: BaseDatabaseWrapper
 ) -> Callable[[Any], Lastmod | None]:
-    """Turn the database's raw value of a date/datetime column into a Python value, as the
-    backends' converters do without their per-row settings lookups (costlier than the XML)."""
+    """A date column's raw value as backends convert it, minus their costly per-row lookups."""
     if isinstance(field, models.DateTimeField):
         zone = connection.timezone if settings.USE_TZ else None
         parse_datetime = datetime.datetime.fromisoformat

@@ -1,6 +1,4 @@
-"""Paging and rendering one section: a model section is paged by key ranges (pages.py)
-and read per page (rows.py); any other section is a list, cut by rendering its entries;
-an ``i18n`` section's items are written in each of their languages (entries.py)."""
+"""Paging and rendering a section: a model's by key range (pages.py, rows.py), a list's by entry."""
 
 from __future__ import annotations
 
@@ -50,8 +48,7 @@ class RenderedPage:
 
     @property
     def every_entry_dated(self) -> bool:
-        """Whether every entry has a ``<lastmod>``: only then may the newest date the file (else
-        it keeps its date when an undated entry changes); contrib sends none then either."""
+        """Whether every entry is dated: only then does the newest move with any change."""
         dated = self.content.count(b"<lastmod>")
         return self.lastmod is not None and dated == self.url_count
 
@@ -97,7 +94,6 @@ def listing(
 def _dated_by_method(
     sitemap: ModelSitemap, figures: list[PageFigures], tz: datetime.tzinfo
 ) -> list[PageFigures]:
-    """``figures`` dated by the class's own ``lastmod()`` of each row (fingerprints kept)."""
     lastmod = rows.instance_lastmod(sitemap)
     dated = []
     for page in figures:
@@ -138,9 +134,7 @@ def _rendered_figures(sitemap: ContribUrlsSection, context: RenderContext) -> li
     return figures
 
 
-# The rows a probe reads first: a page whose first rows hold an entry (nearly every page)
-# costs one small query, not a whole page's.
-PROBE_ROWS = 20
+PROBE_ROWS = 20  # first read of a probe: most pages hold an entry in it, costing one small query
 
 
 def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any]) -> bool:
@@ -152,7 +146,6 @@ def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any
 
 
 def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[int]) -> set[int]:
-    """Which of the model section's pages ``numbers`` list a URL (see ``lists_an_entry``)."""
     bounds = rows.keyset_pages(sitemap).recorded() if numbers else {}
     return {
         number
@@ -162,7 +155,6 @@ def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[i
 
 
 def _model_rows(sitemap: ModelSitemap, number: int, bounds: dict[int, Page]) -> Iterator[Any]:
-    """The rows of page ``number`` a render reads: PROBE_ROWS first, then the rest."""
     read = rows.rows_per_page(sitemap) + 1  # a render reads one row past the limit
     page = bounds.get(number)
     probe = [item for _key, item in rows.page_items(sitemap, number, min(PROBE_ROWS, read), page)]
@@ -173,7 +165,6 @@ def _model_rows(sitemap: ModelSitemap, number: int, bounds: dict[int, Page]) -> 
 
 
 def _chunks(page: Any) -> Iterator[Any]:
-    """The items of one page of a QuerySet section, PROBE_ROWS first, then in chunks."""
     start, chunk = 0, PROBE_ROWS
     while batch := list(page[start : start + chunk]):
         yield from batch
@@ -183,7 +174,6 @@ def _chunks(page: Any) -> Iterator[Any]:
 def section_items(
     sitemap: Sitemap, number: int, context: RenderContext
 ) -> Iterator[tuple[Any, Any]]:
-    """(key, item) of each item of page ``number``; or PageNotFound."""
     if isinstance(sitemap, ModelSitemap):
         return rows.page_items(sitemap, number)
     if isinstance(sitemap, ContribUrlsSection):
@@ -199,8 +189,7 @@ def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -
     pages_recut = False
     if overflow_key is not None and isinstance(sitemap, ModelSitemap):
         pages_recut = rows.keyset_pages(sitemap).split(number, overflow_key)
-    elif overflow_key is not None:
-        # A QuerySet's page is a fixed slice: what does not fit has no file.
+    elif overflow_key is not None:  # a QuerySet page is a fixed slice: the rest has no file
         logger.error(
             "Sitemap section %r: page %d passed the protocol's limits at item %d; the "
             "items after it are not listed. Lower the section's limit.",
@@ -208,8 +197,7 @@ def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -
             number,
             overflow_key,
         )
-    if writer.count == 0:
-        # An empty <urlset> is invalid against the schema: nothing to serve.
+    if writer.count == 0:  # an empty <urlset> is invalid against the schema: nothing to serve
         raise PageNotFound(number, skipped=factory.skipped)
     return RenderedPage(
         writer.content(),
@@ -264,7 +252,6 @@ def _slice(sitemap: Sitemap, items: QuerySet[Any], number: int) -> QuerySet[Any]
 
 
 def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
-    """Every non-empty page of the list section, with its item count and newest lastmod."""
     items = on_current_site(sitemap, sitemap.items())
     tz = context.tz
     if not isinstance(items, QuerySet):
@@ -307,13 +294,11 @@ def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
 def _slice_lastmods(
     sitemap: Sitemap, queryset: QuerySet[Any], per_page: int, pages: int, context: RenderContext
 ) -> list[tuple[Lastmod | None, bool]]:
-    """The newest lastmod of each page of a QuerySet section, and whether an item has none."""
     lastmod = sitemap.lastmod
     if not callable(lastmod):
         return [(lastmod, lastmod is None)] * pages
     date_field = getattr(sitemap, "date_field", None)
-    if isinstance(date_field, str):
-        # GenericSitemap's date_field: one aggregate per page, in SQL.
+    if isinstance(date_field, str):  # GenericSitemap's date_field: one aggregate per page, in SQL
         slices = [queryset[(n - 1) * per_page : n * per_page] for n in range(1, pages + 1)]
         figures = [
             page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
@@ -337,7 +322,6 @@ class Cut:
 
 
 def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) -> list[Cut]:
-    """Each page of a list, measured entry by entry."""
     factory = entry_factory(sitemap, context)
     languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     cuts: list[Cut] = []

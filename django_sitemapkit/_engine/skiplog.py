@@ -1,7 +1,5 @@
-"""Skip warnings: within ``one_render()`` (which may pass over a list's items twice) each skip
-is logged once, and at most MAX_PER_SECTION a section (a broken ``location()`` skips every
-item), then how many more. A model or QuerySet section's skips are remembered for the page
-being read only (``new_page()``), never for a whole build; a list's for the render."""
+"""Skip warnings: once per ``one_render()`` (which may read a list twice), MAX_PER_SECTION a
+section (a broken ``location()`` skips all), then a count; remembered per page (``new_page()``)."""
 
 from __future__ import annotations
 
@@ -22,7 +20,6 @@ class _SkipLog:
         self.warnings: Counter[str | None] = Counter()
 
     def report(self, section: str | None, item: str, reason: str, quiet: bool) -> bool:
-        """Whether to log this skip: the first of its kind, within the section's warnings."""
         seen = self.seen.setdefault(section, set())
         if (item, reason) in seen:
             return False
@@ -65,7 +62,6 @@ def new_page(section: str | None) -> None:
 
 
 def remembered() -> int:
-    """How many skips the current render remembers (0 outside one): what it holds in memory."""
     log = _current.get()
     return 0 if log is None else sum(map(len, log.seen.values()))
 
