@@ -144,7 +144,7 @@ def section_class(contrib: ContribSitemap[Any] | type[ContribSitemap[Any]]) -> t
     attrs["lastmod"] = getattr(instance, "lastmod", None)
     if isinstance(instance, GenericSitemap):
         attrs["model"] = instance.queryset.model
-        attrs["date_field"] = instance.date_field  # index: one lastmod aggregate a page (lists.py)
+        attrs["date_field"] = instance.date_field  # index: a lastmod aggregate per page
     return type(name, (ContribSection,), attrs)
 
 

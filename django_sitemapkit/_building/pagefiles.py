@@ -104,10 +104,10 @@ def render_section(
     context: RenderContext,
     numbers: list[int],
     skipped: Callable[[int], None],
-    pages_changed: Callable[[str], None],
+    invalidate_listing: Callable[[str], None],
 ) -> Iterator[tuple[int, RenderedPage]]:
     """Pages ``numbers`` of a section, then any split off while rendering them. A page whose every
-    URL is skipped has no file (``skipped`` is told its rows); ``pages_changed``: on a split."""
+    URL is skipped has no file (``skipped`` is told its rows); ``invalidate_listing``: on a split."""
     done: set[int] = set()
     pending = numbers
     while pending:
@@ -123,7 +123,7 @@ def render_section(
                 continue
             overflowed = overflowed or page.overflowed
             if page.pages_recut:
-                pages_changed(sitemap.name)
+                invalidate_listing(sitemap.name)
             yield number, page
             # Not held while the next page renders: a page is megabytes.
             del page
