@@ -15,10 +15,11 @@ from tests.xsd import xsd_dir, xsd_dirs
 def test_the_folder_comes_from_the_option_else_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    folder = str(xsd_dir())  # read before the environment changes under it
     monkeypatch.delenv("SITEMAPKIT_XSD_DIR", raising=False)
     assert load_schemas(None) is None
-    assert load_schemas(str(xsd_dir())) is not None
-    monkeypatch.setenv("SITEMAPKIT_XSD_DIR", str(xsd_dir()))
+    assert load_schemas(folder) is not None
+    monkeypatch.setenv("SITEMAPKIT_XSD_DIR", folder)
     assert load_schemas(None) is not None
     with pytest.raises(SchemaError, match=f"{tmp_path} has no sitemap"):
         load_schemas(str(tmp_path))
