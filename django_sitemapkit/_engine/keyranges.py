@@ -56,13 +56,6 @@ class PageFigures:
         return cls(number, count, None if undated else newest, fingerprint)
 
 
-@dataclass(frozen=True, slots=True)
-class RangeStats:
-    count: int
-    newest: Lastmod | None = None
-    undated: bool = False  # a row of the range has a NULL lastmod
-
-
 @dataclass
 class _Shape:
     sql: str
@@ -87,12 +80,26 @@ class RangeAggregator:
             if nullable:  # same scan: a page holding an undated row announces no lastmod
                 self.aggregates["_dated"] = Count(lastmod_field)
 
-    def stats(self, ranges: Sequence[KeyRange]) -> list[RangeStats]:
-        found: dict[int, RangeStats] = {}
-        for tag, count, *lastmod in self._rows(ranges) if ranges else ():
-            newest = lastmod[0] if lastmod else None
-            found[tag] = RangeStats(count, newest, len(lastmod) > 1 and lastmod[1] < count)
-        return [found.get(tag, RangeStats(0)) for tag in range(len(ranges))]
+    def figures(
+        self, pages: Sequence[tuple[int, KeyRange]], tz: datetime.tzinfo
+    ) -> list[PageFigures]:
+        """The figures of each ``(number, key range)``, in order; an empty range counts 0."""
+        ranges = [key_range for _number, key_range in pages]
+        found = {tag: values for tag, *values in self._rows(ranges)} if ranges else {}
+        figures = []
+        for tag, (number, key_range) in enumerate(pages):
+            count, *lastmod = found.get(tag, (0,))
+            figures.append(
+                PageFigures.of(
+                    number,
+                    count,
+                    lastmod[0] if lastmod else None,
+                    tz,
+                    key_range=key_range,
+                    undated=len(lastmod) > 1 and lastmod[1] < count,  # a NULL lastmod in range
+                )
+            )
+        return figures
 
     def _rows(self, ranges: Sequence[KeyRange]) -> Iterator[Sequence[Any]]:
         shapes: dict[tuple[bool, bool], _Shape] = {}

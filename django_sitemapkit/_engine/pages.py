@@ -15,7 +15,7 @@ from django.db import DatabaseError, IntegrityError, connections, models, router
 from django.db.models import QuerySet
 
 from django_sitemapkit._engine.internals import bound_alias
-from django_sitemapkit._engine.keyranges import PageFigures, RangeAggregator, RangeStats, in_range
+from django_sitemapkit._engine.keyranges import PageFigures, RangeAggregator, in_range
 from django_sitemapkit._siteconfig import current_site
 from django_sitemapkit._sitemaps import Sitemap
 
@@ -68,47 +68,36 @@ class KeysetPages:
 
     def figures(self, tz: datetime.tzinfo) -> list[PageFigures]:
         """The figures of every non-empty page, in one scan, pages past ``limit`` cut first."""
-        pages, stats = self._settle()
-        return [
-            PageFigures.of(
-                page.number,
-                stats[page.number].count,
-                stats[page.number].newest,
-                tz,
-                key_range=(page.start_key, page.end_key),
-                undated=stats[page.number].undated,
-            )
-            for page in pages
-            if stats[page.number].count
-        ]
+        pages, figures = self._settle(tz)
+        return [figures[page.number] for page in pages if figures[page.number].count]
 
-    def _settle(self) -> tuple[list[Page], dict[int, RangeStats]]:
+    def _settle(
+        self, tz: datetime.tzinfo = datetime.UTC
+    ) -> tuple[list[Page], dict[int, PageFigures]]:
         """The pages, overfull ones cut (recorded where possible, kept in memory: a replica may
         lag), and their figures. Another process's cuts stand: read where written, cut anew."""
         table = page_table()
         for _attempt in range(3):
             recorded = table.pages(self.section)
             pages = recorded or [FIRST_PAGE]
-            stats = self._aggregate(pages)
-            overfull = [page for page in pages if stats[page.number].count > self.limit]
+            figures = self._aggregate(pages, tz)
+            overfull = [page for page in pages if figures[page.number].count > self.limit]
             if not overfull:
-                return pages, stats
+                return pages, figures
             cut = self._cut(pages, overfull)
             table = page_table(write=True)
             if table.record(self.section, recorded, cut) is not Recording.CONFLICT:
                 break
         unchanged = set(pages)
-        stats.update(self._aggregate([page for page in cut if page not in unchanged]))
-        return cut, stats
+        figures.update(self._aggregate([page for page in cut if page not in unchanged], tz))
+        return cut, figures
 
-    def _aggregate(self, pages: Sequence[Page]) -> dict[int, RangeStats]:
+    def _aggregate(self, pages: Sequence[Page], tz: datetime.tzinfo) -> dict[int, PageFigures]:
         field = self.lastmod_field
         nullable = field is not None and bool(self.queryset.model._meta.get_field(field).null)
         aggregator = RangeAggregator(self.queryset, self.lastmod_field, nullable=nullable)
-        ranges = [(page.start_key, page.end_key) for page in pages]
-        return {
-            page.number: stats for page, stats in zip(pages, aggregator.stats(ranges), strict=True)
-        }
+        ranges = [(page.number, (page.start_key, page.end_key)) for page in pages]
+        return {figures.number: figures for figures in aggregator.figures(ranges, tz)}
 
     def _cut(self, pages: Sequence[Page], overfull: Sequence[Page]) -> list[Page]:
         result = {page.number: page for page in pages}

@@ -126,19 +126,19 @@ def test_a_connection_the_server_drops_mid_build_is_resumed(
 def drop_scan_connection_once(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Make the build's first scan of the pages fail as a dropped database connection does.
 
-    Every range scan goes through ``RangeAggregator.stats``.
+    Every range scan goes through ``RangeAggregator.figures``.
     """
 
     calls: list[str] = []
-    real = RangeAggregator.stats
+    real = RangeAggregator.figures
 
-    def flaky(self: Any, ranges: Any) -> Any:
+    def flaky(self: Any, pages: Any, tz: Any) -> Any:
         calls.append("scan")
         if len(calls) == 1:
             raise OperationalError("terminating connection due to idle-session timeout")
-        return real(self, ranges)
+        return real(self, pages, tz)
 
-    monkeypatch.setattr(RangeAggregator, "stats", flaky)
+    monkeypatch.setattr(RangeAggregator, "figures", flaky)
     return calls
 
 

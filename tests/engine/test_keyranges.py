@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from django_sitemapkit._engine import keyranges
-from django_sitemapkit._engine.keyranges import KeyRange, PageFigures, RangeAggregator, RangeStats
+from django_sitemapkit._engine.keyranges import KeyRange, PageFigures, RangeAggregator
 from tests.testapp.models import Article, Document
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,15 @@ pytestmark = pytest.mark.django_db
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 
 
-def expected(rows: list[tuple[Any, datetime.datetime]], key_range: KeyRange) -> RangeStats:
+Figures = tuple[int, datetime.datetime | None]  # count, newest
+
+
+def figures(aggregator: RangeAggregator, ranges: list[KeyRange]) -> list[Figures]:
+    pages = list(enumerate(ranges, start=1))
+    return [(f.count, f.newest) for f in aggregator.figures(pages, datetime.UTC)]
+
+
+def expected(rows: list[tuple[Any, datetime.datetime]], key_range: KeyRange) -> Figures:
     """The figures of ``key_range`` ([start, end)), worked out in Python."""
     start, end = key_range
     inside = [
@@ -27,7 +35,7 @@ def expected(rows: list[tuple[Any, datetime.datetime]], key_range: KeyRange) -> 
         for key, lastmod in rows
         if (start is None or key >= int(start)) and (end is None or key < int(end))
     ]
-    return RangeStats(len(inside), max(inside) if inside else None)
+    return len(inside), max(inside) if inside else None
 
 
 def random_ranges(keys: list[int], count: int, seed: int) -> list[KeyRange]:
@@ -60,16 +68,14 @@ def test_every_shape_of_range_matches_python(articles: list[Any]) -> None:
     # Empty ones too: a range below every key, and one that holds no published row.
     ranges += [(None, str(keys[0])), (str(keys[-1] + 1), None)]
     aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
-    assert aggregator.stats(ranges) == [expected(articles, r) for r in ranges]
+    assert figures(aggregator, ranges) == [expected(articles, r) for r in ranges]
 
 
 def test_without_lastmod_field_only_counts(articles: list[Any]) -> None:
     keys = sorted(key for key, _ in articles)
     ranges = random_ranges(keys, 20, seed=2)
     aggregator = RangeAggregator(Article.objects.filter(published=True), None)
-    assert aggregator.stats(ranges) == [
-        RangeStats(expected(articles, r).count, None) for r in ranges
-    ]
+    assert figures(aggregator, ranges) == [(expected(articles, r)[0], None) for r in ranges]
 
 
 def test_the_compiled_sql_is_reused_on_this_database(
@@ -82,7 +88,7 @@ def test_the_compiled_sql_is_reused_on_this_database(
     keys = sorted(key for key, _ in articles)
     ranges = random_ranges(keys, 50, seed=3)
     aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
-    assert aggregator.stats(ranges) == [expected(articles, r) for r in ranges]
+    assert figures(aggregator, ranges) == [expected(articles, r) for r in ranges]
 
 
 def test_uuid_keys(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,9 +102,9 @@ def test_uuid_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     ]
     ranges.append((str(ordered[50][0]), None))
     monkeypatch.setattr(RangeAggregator, "_rows_by_orm", None)  # must not be needed
-    stats = RangeAggregator(Document.objects.all(), "updated_at").stats(ranges)
+    stats = figures(RangeAggregator(Document.objects.all(), "updated_at"), ranges)
     newest = [max(lastmod for _, lastmod in ordered[i : i + 10]) for i in range(0, 60, 10)]
-    assert stats == [RangeStats(10, lastmod) for lastmod in newest]
+    assert stats == [(10, lastmod) for lastmod in newest]
 
 
 def test_a_key_field_whose_values_cannot_be_placed_falls_back_to_the_orm(
@@ -108,7 +114,7 @@ def test_a_key_field_whose_values_cannot_be_placed_falls_back_to_the_orm(
     keys = sorted(key for key, _ in articles)
     ranges = random_ranges(keys, 30, seed=4)
     aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
-    assert aggregator.stats(ranges) == [expected(articles, r) for r in ranges]
+    assert figures(aggregator, ranges) == [expected(articles, r) for r in ranges]
 
 
 def test_one_statement_per_batch(articles: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,7 +123,7 @@ def test_one_statement_per_batch(articles: list[Any], monkeypatch: pytest.Monkey
     ranges = random_ranges(keys, 100, seed=5)
     aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
     with CaptureQueriesContext(connection) as queries:
-        stats = aggregator.stats(ranges)
+        stats = figures(aggregator, ranges)
     assert len(queries) == 3
     assert all(" UNION ALL " in query["sql"] for query in queries)
     assert stats == [expected(articles, r) for r in ranges]
