@@ -24,7 +24,8 @@ from django_sitemapkit._sitemaps import Sitemap
 
 T = TypeVar("T")
 
-MAX_PENDING_PAGES = 2
+# One page compressed and written while the next renders: a page is megabytes of memory.
+MAX_PENDING_PAGES = 1
 
 
 class BuildError(Exception):

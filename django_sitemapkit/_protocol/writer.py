@@ -4,6 +4,7 @@ the caller when the next entry does not fit, so no code path writes an oversized
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -102,9 +103,11 @@ class _FileWriter:
         self.max_entries = min(max_entries, MAX_ENTRIES_PER_FILE)
         self.max_bytes = max_bytes
         self.head = XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open
-        # Encoded a thousand at a time: few calls, never the whole file as text and bytes at once.
+        # Encoded a thousand at a time into one buffer, whose bytes content() takes without a
+        # copy: never the whole file twice, as text and bytes or as parts and their join.
         self._entries: list[str] = []
-        self._encoded: list[bytes] = []
+        self._buffer = io.BytesIO()
+        self._buffer.write(self.head.encode())
         self._content: bytes | None = None
         # Sizes are counted in UTF-8 bytes as entries arrive.
         self.size = len(self.head) + len(self.root_close)
@@ -137,15 +140,16 @@ class _FileWriter:
 
     def _encode(self) -> None:
         if self._entries:
-            self._encoded.append("".join(self._entries).encode())
+            self._buffer.write("".join(self._entries).encode())
             self._entries.clear()
 
     def content(self) -> bytes:
-        """The whole file; ends the writer, which lets go of its parts then."""
+        """The whole file; ends the writer."""
         if self._content is None:
             self._encode()
-            parts, self._encoded = self._encoded, []
-            self._content = b"".join([self.head.encode(), *parts, self.root_close.encode()])
+            self._buffer.write(self.root_close.encode())
+            self._content = self._buffer.getvalue()
+            self._buffer = io.BytesIO()
         return self._content
 
 
@@ -166,7 +170,7 @@ class UrlsetWriter(_FileWriter):
     def written_locs(self) -> set[str]:
         """Every location written so far, read back from the file's text: for a caller that
         kept no ``locs`` while its locations could not repeat, and now meets one that might."""
-        text = b"".join(self._encoded).decode() + "".join(self._entries)
+        text = self._buffer.getvalue().decode() + "".join(self._entries)
         return {unescape(loc, _QUOTES) for loc in _LOC.findall(text)}
 
 
