@@ -44,10 +44,10 @@ _RELATIONSHIPS = frozenset({"allow", "deny"})
 _REQUIRED = frozenset({"thumbnail_loc", "title", "description", "content_loc", "player_loc"})
 
 
-def text(value: object, *, max_length: int | None = None, required: bool = True) -> str:
+def text(value: object, *, max_length: int | None = None) -> str:
     """``value`` as escaped element text, without the characters XML cannot hold."""
     cleaned = _NOT_XML.sub("", as_string(value)).strip()
-    if required and not cleaned:
+    if not cleaned:
         raise ValueError("empty")
     if max_length is not None and len(cleaned) > max_length:
         raise ValueError(f"longer than {max_length:,} characters")
@@ -375,9 +375,7 @@ class FragmentChecker:
         except UnicodeEncodeError:
             raise FragmentError("it holds characters that are not valid Unicode") from None
         try:
-            parser.Parse(self.open, False)
-            parser.Parse(encoded, False)
-            parser.Parse(self.close, True)
+            parser.Parse(self.open + encoded + self.close, True)
         except expat.ExpatError as exc:
             raise FragmentError(
                 f"not well-formed XML ({expat.errors.messages[exc.code]})"

@@ -280,11 +280,9 @@ class LocationBuilder:
         strip_params: Iterable[str] = DEFAULT_STRIP_PARAMS,
     ) -> None:
         self.base_url = parse_base_url(base_url)
-        scheme, _, after = self.base_url.partition("://")
-        slash = after.find("/")
-        netloc, prefix = (after[:slash], after[slash:]) if slash >= 0 else (after, "")
-        self._scheme, self._netloc, self._prefix = scheme, netloc, prefix
-        self._origin = f"{scheme}://{netloc}"
+        self._scheme, self._netloc, path, _ = split_url(self.base_url, "")
+        self._prefix = path.rstrip("/")  # "" for a site at the root
+        self._origin = f"{self._scheme}://{self._netloc}"
         self._origin_slash = self._origin + "/"
         self._origin_len = len(self._origin)
         self._strip = frozenset(name.lower() for name in strip_params)
