@@ -174,11 +174,6 @@ def split_rest(rest: str) -> tuple[str, str]:
     return path, query
 
 
-def split_authority(rest: str) -> tuple[str, str]:
-    end = _AUTHORITY_END(rest)
-    return (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
-
-
 def param_name(param: str) -> str:
     name = param.partition("=")[0]
     return (unquote(name) if "%" in name else name).lower()
@@ -225,7 +220,8 @@ def split_url(
         if not text.startswith("//", match.end()):
             raise InvalidLocation("no host after the scheme")
         after = text[match.end() + 2 :]
-    authority, rest = split_authority(after)
+    end = _AUTHORITY_END(after)
+    authority, rest = (after[: end.start()], after[end.start() :]) if end else (after, "")
     path, query = split_rest(rest)
     return scheme, normalise_authority(authority, scheme), path or "/", query
 
@@ -262,10 +258,10 @@ def parse_base_url(value: object) -> str:
     scheme = match.group(1).lower()
     if scheme not in DEFAULT_PORTS:
         raise ValueError(f"scheme must be http or https, not {scheme!r}")
-    authority, rest = split_authority(text[match.end() + 2 :])
-    if "?" in rest or "#" in rest:
+    if "?" in text or "#" in text:  # a scheme holds neither
         raise ValueError(f"{text!r} must not contain a query string or fragment")
-    return join_url(f"{scheme}://{normalise_authority(authority, scheme)}", rest, "").rstrip("/")
+    scheme, netloc, path, _ = split_url(text, scheme)
+    return join_url(f"{scheme}://{netloc}", path, "").rstrip("/")
 
 
 class LocationBuilder:
