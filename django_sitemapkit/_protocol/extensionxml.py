@@ -13,14 +13,10 @@ from typing import Any
 from xml.parsers import expat
 
 from django_sitemapkit._protocol.locations import (
-    DEFAULT_PORTS,
     MAX_URL_LENGTH,
     as_string,
-    encode_path,
-    normalise_authority,
-    percent_encode,
-    split_authority,
-    split_rest,
+    join_url,
+    split_url,
 )
 from django_sitemapkit._protocol.w3c import format_lastmod, to_aware
 from django_sitemapkit._protocol.writer import SITEMAP_NS, escape, format_priority
@@ -37,7 +33,6 @@ MAX_TAGS = 32
 
 # What XML 1.0 cannot hold at all (control characters, lone surrogates, U+FFFE/F).
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):").match
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z").match
 _DATETIME = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})\Z"
@@ -49,10 +44,10 @@ _RELATIONSHIPS = frozenset({"allow", "deny"})
 _REQUIRED = frozenset({"thumbnail_loc", "title", "description", "content_loc", "player_loc"})
 
 
-def text(value: object, *, max_length: int | None = None, required: bool = True) -> str:
+def text(value: object, *, max_length: int | None = None) -> str:
     """``value`` as escaped element text, without the characters XML cannot hold."""
     cleaned = _NOT_XML.sub("", as_string(value)).strip()
-    if required and not cleaned:
+    if not cleaned:
         raise ValueError("empty")
     if max_length is not None and len(cleaned) > max_length:
         raise ValueError(f"longer than {max_length:,} characters")
@@ -64,25 +59,12 @@ def absolute_url(raw: object, base_url: str) -> str:
     value = as_string(raw).strip()
     if _NOT_XML.search(value):
         raise ValueError("contains characters XML cannot hold")
-    if value.startswith("//"):
-        value = f"{base_url.partition(':')[0]}:{value}"
-    elif value.startswith("/"):
+    if value.startswith("/") and not value.startswith("//"):
         value = base_url + value
-    match = _SCHEME(value)
-    if match is None or not value.startswith("//", match.end()):
-        raise ValueError("not a URL: must start with '/' or 'http(s)://'")
-    scheme = match.group(1).lower()
-    if scheme not in DEFAULT_PORTS:
-        raise ValueError(f"unsupported scheme {scheme!r}")
-    authority, rest = split_authority(value[match.end() + 2 :])
-    try:
-        netloc = normalise_authority(authority, scheme)
-        path, query = split_rest(rest)
-        url = f"{scheme}://{netloc}{encode_path(path or '/')}"
-        if query:
-            url = f"{url}?{percent_encode(query)}"
-    except ValueError as exc:  # InvalidLocation too, as a plain ValueError
-        raise ValueError(str(exc)) from None
+    scheme, netloc, path, query = split_url(
+        value, base_url.partition(":")[0], "not a URL: must start with '/' or 'http(s)://'"
+    )
+    url = join_url(f"{scheme}://{netloc}", path, query)
     if len(url) > MAX_URL_LENGTH:
         raise ValueError(f"longer than {MAX_URL_LENGTH} characters")
     return escape(url)
@@ -365,7 +347,7 @@ class FragmentChecker:
         depth = 0
         problem: list[str] = []
 
-        def start(name: str, attributes: object) -> None:
+        def start(name: str, _attributes: object) -> None:
             nonlocal depth
             depth += 1
             if depth == 2 and (" " not in name or name.startswith(SITEMAP_NS + " ")):
@@ -393,9 +375,7 @@ class FragmentChecker:
         except UnicodeEncodeError:
             raise FragmentError("it holds characters that are not valid Unicode") from None
         try:
-            parser.Parse(self.open, False)
-            parser.Parse(encoded, False)
-            parser.Parse(self.close, True)
+            parser.Parse(self.open + encoded + self.close, True)
         except expat.ExpatError as exc:
             raise FragmentError(
                 f"not well-formed XML ({expat.errors.messages[exc.code]})"

@@ -69,60 +69,60 @@ def as_string(value: object, error: type[ValueError] = ValueError) -> str:
     return value
 
 
-@functools.lru_cache(maxsize=256)
 def normalise_host(host: str) -> str:
     """Lower-case, IDNA-encode and validate a host name or IP literal."""
     if not host:
-        raise ValueError("the URL has no host")
+        raise InvalidLocation("the URL has no host")
     if host.startswith("["):
         return _ipv6_host(host)
     name = host.lower()
     if not name.isascii():
         if not _IDNA_DEVIATIONS.isdisjoint(name):
-            raise ValueError(
+            raise InvalidLocation(
                 f"host {host!r} contains a character that IDNA 2003 and 2008 "
                 "convert differently; write the host in its 'xn--' form"
             )
         try:
             name = name.encode("idna").decode("ascii").lower()
         except UnicodeError:
-            raise ValueError(f"host {host!r} is not a valid domain name") from None
+            raise InvalidLocation(f"host {host!r} is not a valid domain name") from None
     if name.endswith("."):  # the same host for DNS, another string for search engines
-        raise ValueError(f"host {host!r} ends with a dot; write it without")
+        raise InvalidLocation(f"host {host!r} ends with a dot; write it without")
     if len(name) > 253 or not _HOSTNAME(name):
-        raise ValueError(f"host {host!r} is not a valid domain name")
+        raise InvalidLocation(f"host {host!r} is not a valid domain name")
     if _IPV4_LIKE(name):  # no resolver understands "999.1.1.1" or "1.2.3"
         try:
             ipaddress.IPv4Address(name)
         except ValueError:
-            raise ValueError(f"host {host!r} is not a valid IPv4 address") from None
+            raise InvalidLocation(f"host {host!r} is not a valid IPv4 address") from None
     return name
 
 
 def _ipv6_host(host: str) -> str:
     if not host.endswith("]"):
-        raise ValueError(f"host {host!r} is not a valid IPv6 address")
+        raise InvalidLocation(f"host {host!r} is not a valid IPv6 address")
     literal = host[1:-1]
     if "%" in literal:  # zone ids only make sense on the machine that wrote them
-        raise ValueError(f"host {host!r}: IPv6 zone ids are not allowed")
+        raise InvalidLocation(f"host {host!r}: IPv6 zone ids are not allowed")
     try:
         return f"[{ipaddress.IPv6Address(literal).compressed}]"
     except ValueError:
-        raise ValueError(f"host {host!r} is not a valid IPv6 address") from None
+        raise InvalidLocation(f"host {host!r} is not a valid IPv6 address") from None
 
 
+@functools.lru_cache(maxsize=256)
 def normalise_authority(authority: str, scheme: str) -> str:
     """``host[:port]`` in canonical form; the scheme's default port is dropped."""
     if "@" in authority:
         # "https://www.example.com@evil.example/" is a URL on evil.example.
-        raise ValueError("user information ('user@') before the host is not allowed")
+        raise InvalidLocation("user information ('user@') before the host is not allowed")
     if authority.startswith("["):  # an IPv6 literal holds ":" itself
         end = authority.find("]") + 1
         if not end:
-            raise ValueError(f"host {authority!r} is not a valid IPv6 address")
+            raise InvalidLocation(f"host {authority!r} is not a valid IPv6 address")
         host, port = authority[:end], authority[end:]
         if port and not port.startswith(":"):
-            raise ValueError(f"invalid host {authority!r}")
+            raise InvalidLocation(f"invalid host {authority!r}")
         port = port[1:]
     else:
         host, _, port = authority.partition(":")
@@ -130,7 +130,7 @@ def normalise_authority(authority: str, scheme: str) -> str:
     if not port:  # "host:" means the default port
         return host
     if not _PORT(port) or not 0 < int(port) <= 65535:
-        raise ValueError(f"invalid port {port!r}")
+        raise InvalidLocation(f"invalid port {port!r}")
     number = int(port)
     return host if number == DEFAULT_PORTS[scheme] else f"{host}:{number}"
 
@@ -174,16 +174,6 @@ def split_rest(rest: str) -> tuple[str, str]:
     return path, query
 
 
-def split_authority(rest: str) -> tuple[str, str]:
-    end = _AUTHORITY_END(rest)
-    return (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
-
-
-def encode_path(path: str) -> str:
-    path = percent_encode(path)
-    return remove_dot_segments(path) if may_hold_dot_segment(path) else path
-
-
 def param_name(param: str) -> str:
     name = param.partition("=")[0]
     return (unquote(name) if "%" in name else name).lower()
@@ -210,6 +200,50 @@ def strip_path_params(path: str, names: Collection[str]) -> str:
     return "/".join(segments)
 
 
+def split_url(
+    text: str, implied_scheme: str, not_absolute: str | None = None
+) -> tuple[str, str, str, str]:
+    """Scheme, ``host[:port]`` (normalised), path (at least "/") and query of an http(s) URL; a
+    scheme-relative one is in ``implied_scheme``. ``not_absolute``, if given, words the refusal
+    of any URL without "scheme://" (a relative URL, "mailto:", "https:x")."""
+    if text.startswith("//"):
+        scheme, after = implied_scheme, text[2:]
+    else:
+        match = _SCHEME(text)
+        if not_absolute and (match is None or not text.startswith("//", match.end())):
+            raise InvalidLocation(not_absolute)
+        if match is None:
+            raise InvalidLocation("relative URL; must start with '/' or 'http(s)://'")
+        scheme = match.group(1).lower()
+        if scheme not in DEFAULT_PORTS:
+            raise InvalidLocation(f"unsupported scheme {scheme!r}")
+        if not text.startswith("//", match.end()):
+            raise InvalidLocation("no host after the scheme")
+        after = text[match.end() + 2 :]
+    end = _AUTHORITY_END(after)
+    authority, rest = (after[: end.start()], after[end.start() :]) if end else (after, "")
+    path, query = split_rest(rest)
+    return scheme, normalise_authority(authority, scheme), path or "/", query
+
+
+def join_url(origin: str, path: str, query: str, strip: Collection[str] = ()) -> str:
+    """``origin`` with ``path`` and ``query`` percent-encoded, dot segments resolved, without the
+    parameters named in ``strip`` (lower-case)."""
+    path = percent_encode(path)
+    if ";" in path and strip:
+        path = strip_path_params(path, strip)
+    if may_hold_dot_segment(path):
+        path = remove_dot_segments(path)
+    url = origin + path
+    if query:
+        query = percent_encode(query)
+        if strip:
+            query = strip_query(query, strip)
+        if query:
+            url = f"{url}?{query}"
+    return url
+
+
 def parse_base_url(value: object) -> str:
     """BASE_URL validated and normalised: ``'https://Bücher.example/shop/'`` ->
     ``'https://xn--bcher-kva.example/shop'``; a precise ValueError otherwise."""
@@ -224,26 +258,10 @@ def parse_base_url(value: object) -> str:
     scheme = match.group(1).lower()
     if scheme not in DEFAULT_PORTS:
         raise ValueError(f"scheme must be http or https, not {scheme!r}")
-    authority, rest = split_authority(text[match.end() + 2 :])
-    if "?" in rest or "#" in rest:
+    if "?" in text or "#" in text:  # a scheme holds neither
         raise ValueError(f"{text!r} must not contain a query string or fragment")
-    netloc = normalise_authority(authority, scheme)
-    path = encode_path(rest) if rest else ""
-    return f"{scheme}://{netloc}{path.rstrip('/')}"
-
-
-def _scheme_and_rest(text: str, implied_scheme: str) -> tuple[str, str]:
-    if text.startswith("//"):
-        return implied_scheme, text[2:]
-    match = _SCHEME(text)
-    if match is None:
-        raise InvalidLocation("relative URL; must start with '/' or 'http(s)://'")
-    scheme = match.group(1).lower()
-    if scheme not in DEFAULT_PORTS:
-        raise InvalidLocation(f"unsupported scheme {scheme!r}")
-    if not text.startswith("//", match.end()):
-        raise InvalidLocation("no host after the scheme")
-    return scheme, text[match.end() + 2 :]
+    scheme, netloc, path, _ = split_url(text, scheme)
+    return join_url(f"{scheme}://{netloc}", path, "").rstrip("/")
 
 
 class LocationBuilder:
@@ -258,11 +276,9 @@ class LocationBuilder:
         strip_params: Iterable[str] = DEFAULT_STRIP_PARAMS,
     ) -> None:
         self.base_url = parse_base_url(base_url)
-        scheme, _, after = self.base_url.partition("://")
-        slash = after.find("/")
-        netloc, prefix = (after[:slash], after[slash:]) if slash >= 0 else (after, "")
-        self._scheme, self._netloc, self._prefix = scheme, netloc, prefix
-        self._origin = f"{scheme}://{netloc}"
+        self._scheme, self._netloc, path, _ = split_url(self.base_url, "")
+        self._prefix = path.rstrip("/")  # "" for a site at the root
+        self._origin = f"{self._scheme}://{self._netloc}"
         self._origin_slash = self._origin + "/"
         self._origin_len = len(self._origin)
         self._strip = frozenset(name.lower() for name in strip_params)
@@ -324,34 +340,10 @@ class LocationBuilder:
             raise InvalidLocation("empty location")
         if text.startswith("/") and not text.startswith("//"):
             path, query = split_rest(text)
-            path = self._prefix + path
-        else:
-            path, query = self._own_path(text)
-        path = percent_encode(path)
-        if ";" in path and self._strip:
-            path = strip_path_params(path, self._strip)
-        if may_hold_dot_segment(path):
-            path = remove_dot_segments(path)
-        url = self._origin + path
-        if query:
-            query = percent_encode(query)
-            if self._strip:
-                query = strip_query(query, self._strip)
-            if query:
-                url = f"{url}?{query}"
-        return url
-
-    def _own_path(self, text: str) -> tuple[str, str]:
-        scheme, rest = _scheme_and_rest(text, self._scheme)
-        authority, rest = split_authority(rest)
-        if authority != self._netloc:  # spelt otherwise: case, IDNA, port
-            try:
-                netloc = normalise_authority(authority, scheme)
-            except ValueError as exc:
-                raise InvalidLocation(str(exc)) from None
-            if netloc != self._netloc:
-                raise InvalidLocation(f"points to another host ({netloc})")
+            return join_url(self._origin, self._prefix + path, query, self._strip)
+        scheme, netloc, path, query = split_url(text, self._scheme)
+        if netloc != self._netloc:
+            raise InvalidLocation(f"points to another host ({netloc})")
         if scheme != self._scheme:
             raise InvalidLocation(f"uses another scheme ({scheme}, expected {self._scheme})")
-        path, query = split_rest(rest)
-        return path or "/", query
+        return join_url(self._origin, path, query, self._strip)

@@ -12,7 +12,7 @@ import datetime
 Lastmod = datetime.datetime | datetime.date
 
 _UTC = datetime.UTC
-_MINUTE_US = 60_000_000
+_MINUTE = datetime.timedelta(minutes=1)
 _MAX_OFFSET = datetime.timedelta(hours=14)
 _EARLIEST = datetime.datetime.min.replace(tzinfo=_UTC)
 _LATEST = datetime.datetime.max.replace(tzinfo=_UTC)
@@ -37,34 +37,28 @@ def _in_zone(value: datetime.datetime, tz: datetime.tzinfo) -> datetime.datetime
     return value.astimezone(tz)
 
 
-def _representable(value: datetime.datetime, *, keep_wall_clock: bool) -> datetime.datetime:
-    """``value`` in an offset ``+hh:mm`` can hold: the same instant, or (dates) the same reading."""
-    offset = value.utcoffset()
-    if offset is None:  # pragma: no cover - callers pass aware values
-        return value
-    total_us = (offset.days * 86_400 + offset.seconds) * 1_000_000 + offset.microseconds
-    # Round half up on whole minutes; floor division keeps negative offsets right.
-    rounded = datetime.timedelta(
-        microseconds=(total_us + _MINUTE_US // 2) // _MINUTE_US * _MINUTE_US
-    )
-    if abs(rounded) > _MAX_OFFSET:
-        return value.replace(tzinfo=_UTC) if keep_wall_clock else value.astimezone(_UTC)
-    zone = datetime.timezone(rounded)
-    if keep_wall_clock:
-        return value.replace(tzinfo=zone)
-    return (value.replace(tzinfo=None) - offset + rounded).replace(tzinfo=zone)
-
-
 def is_w3c_datetime(text: str) -> bool:
     """Whether an aware ``isoformat(timespec="seconds")`` is W3C (other lengths: offset seconds)."""
     return len(text) == 25 and text[20:] <= "14:00"
 
 
 def _isoformat(value: datetime.datetime, *, keep_wall_clock: bool = False) -> str:
+    """W3C text of ``value``. An offset ``+hh:mm`` cannot hold is rounded, the same instant
+    written (``keep_wall_clock``: the same reading); beyond +-14:00, UTC."""
     text = value.isoformat(timespec="seconds")
-    if is_w3c_datetime(text):
+    offset = None if is_w3c_datetime(text) else value.utcoffset()
+    if offset is None:
         return text
-    return _representable(value, keep_wall_clock=keep_wall_clock).isoformat(timespec="seconds")
+    # Round half up on whole minutes; floor division keeps negative offsets right.
+    rounded = (offset + _MINUTE / 2) // _MINUTE * _MINUTE
+    if abs(rounded) > _MAX_OFFSET:
+        value = value.replace(tzinfo=_UTC) if keep_wall_clock else value.astimezone(_UTC)
+    elif keep_wall_clock:
+        value = value.replace(tzinfo=datetime.timezone(rounded))
+    else:
+        value = value.replace(tzinfo=None) - offset + rounded
+        value = value.replace(tzinfo=datetime.timezone(rounded))
+    return value.isoformat(timespec="seconds")
 
 
 def format_datetime(value: datetime.datetime, tz: datetime.tzinfo) -> str:
