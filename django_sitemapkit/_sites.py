@@ -295,13 +295,7 @@ class _RecordingBuilder(Builder):
             built = set(marks)
             if sections and result.every_section_because is None:
                 built = {*sections, *result.first_published}
-            record_build(
-                f"{self.sitemaps.name}:{'' if self.site is None else self.site.name}",
-                manifest.generation,
-                marks,
-                built=built,
-                previous=None if previous is None else previous.generation,
-            )
+            record_build(self.sitemaps, manifest.generation, marks, built=built, previous=previous)
         return result
 
 
