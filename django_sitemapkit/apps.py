@@ -12,6 +12,7 @@ wait for the next rebuild (check W007).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 from collections.abc import Sequence
@@ -98,11 +99,10 @@ _enqueuing: ContextVar[bool] = ContextVar("sitemapkit_enqueuing", default=False)
 def tasks_framework() -> str | None:
     """The importable tasks framework, ``django.tasks`` or ``django_tasks``; None without one."""
     for name in ("django.tasks", "django_tasks"):
-        try:
+        # find_spec() of a submodule raises when its parent package is missing.
+        with contextlib.suppress(ModuleNotFoundError):
             if importlib.util.find_spec(name) is not None:
                 return name
-        except ModuleNotFoundError:  # "django_tasks" when no parent package exists
-            continue
     return None
 
 

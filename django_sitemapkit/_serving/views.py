@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
+import sys
 import time
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -196,15 +197,11 @@ def _respond(
         # and CDNs the same (RFC 9111 5.2.2.6), set before a 304 copies it.
         request.META["HTTP_ACCEPT_ENCODING"] = "identity"
         patch_cache_control(response, no_transform=True)
-    capped = (
-        served.last_modified is not None
-        and last_modified is not None
-        and (served.last_modified - _EPOCH) // _SECOND > last_modified
-    )
-    if not built or capped:
+    if not built or last_modified != last_modified_stamp(served.last_modified, sys.maxsize):
         # Only the ETag validates a live file (its newest lastmod stays put
         # through a deletion or an edit of another field) or a date capped at
-        # now; taken off the request so ConditionalGetMiddleware agrees.
+        # now (unlike the stamp capped at no time); taken off the request so
+        # ConditionalGetMiddleware agrees.
         request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
     return _validated(request, response, served.etag, last_modified)
 
