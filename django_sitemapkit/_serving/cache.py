@@ -47,8 +47,7 @@ PROCESS_LOCAL_CACHES = (
 
 def file_cache() -> BaseCache | None:
     """Where rendered files are cached; None when ``CACHE_TIMEOUT`` is 0."""
-    conf = get_settings()
-    return None if conf.CACHE_TIMEOUT == 0 else shared_cache()
+    return None if get_settings().CACHE_TIMEOUT == 0 else shared_cache()
 
 
 def shared_cache() -> BaseCache | None:
