@@ -81,12 +81,8 @@ def indexnow_config() -> IndexNowConfig | None:
     value = get_settings().INDEXNOW
     if value is None or config_problems(value):
         return None
-    return IndexNowConfig(
-        key=value["KEY"],
-        endpoint=value.get("ENDPOINT", DEFAULT_ENDPOINT),
-        batch_size=value.get("BATCH_SIZE", MAX_BATCH),
-        deadline=value.get("DEADLINE", DEFAULT_DEADLINE),
-    )
+    # The setting's keys are the fields' names in capitals; a key left out takes its default.
+    return IndexNowConfig(**{key.lower(): item for key, item in value.items()})
 
 
 def key_location(base_url: str, key: str, namespace: str = URL_NAMESPACE) -> str:

@@ -255,10 +255,9 @@ class SitemapSite:
         Under ``SITEMAPKIT["SITES"]`` one site is built: ``site`` names it (unless it is the
         only one). Raises BuildError, BuildLocked or PublishError; nothing is published then.
         """
-        builder = self.builder(
+        return self.builder(
             publisher=publisher, full=full, rerender=rerender, dry_run=dry_run, site=site
-        )
-        return builder.run(list(sections) if sections else None, wait=wait)
+        ).run(list(sections) if sections else None, wait=wait)
 
     def check(self, app_configs: Sequence[AppConfig] | None = None) -> list[CheckMessage]:
         """The system check messages of the registry and of its sections in ``app_configs``."""
@@ -295,13 +294,7 @@ class _RecordingBuilder(Builder):
             built = set(marks)
             if sections and result.every_section_because is None:
                 built = {*sections, *result.first_published}
-            record_build(
-                f"{self.sitemaps.name}:{'' if self.site is None else self.site.name}",
-                manifest.generation,
-                marks,
-                built=built,
-                previous=None if previous is None else previous.generation,
-            )
+            record_build(self.sitemaps, manifest.generation, marks, built=built, previous=previous)
         return result
 
 

@@ -88,13 +88,12 @@ def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> Si
         return SiteStatus(name, published=False, sections=never)
     built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
     status = SiteStatus(name, True, manifest.generation, built_at, manifest.seconds)
-    folder = f"{registry.name}:{name or ''}"
     with rendering_site(site):
         for sitemap in registry:
             section = _section_status(sitemap.name, manifest)
             section.reason = _stale_because(sitemap, manifest, registry.name)
             if not section.reason and not build_holds_writes(
-                folder, manifest.generation, [sitemap.name], registry.sections
+                registry, manifest.generation, [sitemap.name]
             ):
                 section.reason = "saved since the build: served live"
             section.stale = bool(section.reason)

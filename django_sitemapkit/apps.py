@@ -12,6 +12,7 @@ wait for the next rebuild (check W007).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 from collections.abc import Sequence
@@ -98,11 +99,10 @@ _enqueuing: ContextVar[bool] = ContextVar("sitemapkit_enqueuing", default=False)
 def tasks_framework() -> str | None:
     """The importable tasks framework, ``django.tasks`` or ``django_tasks``; None without one."""
     for name in ("django.tasks", "django_tasks"):
-        try:
+        # find_spec() of a submodule raises when its parent package is missing.
+        with contextlib.suppress(ModuleNotFoundError):
             if importlib.util.find_spec(name) is not None:
                 return name
-        except ModuleNotFoundError:  # "django_tasks" when no parent package exists
-            continue
     return None
 
 
@@ -117,12 +117,19 @@ def enqueue_rebuilds(sections: Sequence[str]) -> None:
     window = max(1, int(conf.REBUILD_DEBOUNCE))
     for site_name, names in _by_site(sections):
         won = [name for name in names if cache.add(_window_key(site_name, name), 1, window)]
-        if won:
-            try:
-                _enqueue(won, site_name, window)
-            except Exception:
-                logger.exception("Could not enqueue the sitemap rebuild of %s.", ", ".join(won))
-                cache.delete_many([_window_key(site_name, name) for name in won])
+        if not won:
+            continue
+        token = _enqueuing.set(True)
+        try:
+            task = rebuild_task()
+            if task.get_backend().supports_defer:
+                task = task.using(run_after=timezone.now() + timedelta(seconds=window))
+            task.enqueue(sections=won, site=site_name)
+        except Exception:
+            logger.exception("Could not enqueue the sitemap rebuild of %s.", ", ".join(won))
+            cache.delete_many([_window_key(site_name, name) for name in won])
+        finally:
+            _enqueuing.reset(token)
 
 
 def _by_site(sections: Sequence[str]) -> list[tuple[str | None, list[str]]]:
@@ -143,17 +150,6 @@ def _window_key(site_name: str | None, section: str) -> str:
 def rebuild_task() -> Any:
     """The ``rebuild_sitemaps`` task, imported by name: the tasks framework is optional."""
     return import_string("django_sitemapkit.tasks.rebuild_sitemaps")
-
-
-def _enqueue(sections: list[str], site_name: str | None, window: int) -> None:
-    task = rebuild_task()
-    if task.get_backend().supports_defer:
-        task = task.using(run_after=timezone.now() + timedelta(seconds=window))
-    token = _enqueuing.set(True)
-    try:
-        task.enqueue(sections=sections, site=site_name)
-    finally:
-        _enqueuing.reset(token)
 
 
 def check_rebuilds(

@@ -31,7 +31,8 @@ from django.core.checks import CheckMessage, Warning
 from django.db import models
 
 from django_sitemapkit._conf import CACHE_KEY_PREFIX, get_settings
-from django_sitemapkit._engine.rendering import RenderedFile
+from django_sitemapkit._engine.rendering import RenderedFile, SectionRegistry, site_of
+from django_sitemapkit._publishing.base import Manifest
 from django_sitemapkit._sitemaps import Sitemap
 
 logger = logging.getLogger("django_sitemapkit")
@@ -46,8 +47,7 @@ PROCESS_LOCAL_CACHES = (
 
 def file_cache() -> BaseCache | None:
     """Where rendered files are cached; None when ``CACHE_TIMEOUT`` is 0."""
-    conf = get_settings()
-    return None if conf.CACHE_TIMEOUT == 0 else shared_cache()
+    return None if get_settings().CACHE_TIMEOUT == 0 else shared_cache()
 
 
 def shared_cache() -> BaseCache | None:
@@ -96,19 +96,22 @@ def write_marks(sections: Iterable[str]) -> dict[str, str]:
     return {name: found.get(_key("written", name), "") for name in names}
 
 
-def _build_key(folder: str, generation: str) -> str:
-    return _key("built", f"{folder}:{generation}")
+def _build_key(sitemaps: SectionRegistry, generation: str) -> str:
+    """The record of build ``generation`` of ``sitemaps`` (a registry, or one site's sections)."""
+    site = site_of(sitemaps)
+    return _key("built", f"{sitemaps.name}:{'' if site is None else site.name}:{generation}")
 
 
 def record_build(
-    folder: str,
+    sitemaps: SectionRegistry,
     generation: str,
     marks: dict[str, str],
     *,
     built: Iterable[str],
-    previous: str | None,
+    previous: Manifest | None,
 ) -> None:
-    """Record that build ``generation`` of ``folder`` holds the writes up to ``marks``.
+    """Record that build ``generation`` of ``sitemaps`` holds the writes up to ``marks``
+    (``previous``: the build it replaced).
 
     Sections it kept without building (``--section`` left them out) keep
     what the previous build recorded of them.
@@ -116,26 +119,24 @@ def record_build(
     cache = shared_cache()
     if cache is None:
         return
-    old = {} if previous is None else cache.get(_build_key(folder, previous)) or {}
+    old = {} if previous is None else cache.get(_build_key(sitemaps, previous.generation)) or {}
     kept = {name: old[name] for name in set(marks) - set(built) if name in old}
-    cache.set(_build_key(folder, generation), {**marks, **kept}, None)
-    if previous is not None and previous != generation:
-        cache.delete(_build_key(folder, previous))
+    cache.set(_build_key(sitemaps, generation), {**marks, **kept}, None)
+    if previous is not None and previous.generation != generation:
+        cache.delete(_build_key(sitemaps, previous.generation))
 
 
-def build_holds_writes(
-    folder: str, generation: str, sections: Sequence[str], every_section: Callable[[], list[str]]
-) -> bool:
-    """Whether build ``generation`` of ``folder`` holds every write seen of ``sections``."""
+def build_holds_writes(sitemaps: SectionRegistry, generation: str, sections: Sequence[str]) -> bool:
+    """Whether build ``generation`` of ``sitemaps`` holds every write seen of ``sections``."""
     cache = shared_cache()
     if cache is None:
         return True
-    key = _build_key(folder, generation)
+    key = _build_key(sitemaps, generation)
     found = cache.get_many([key, *(_key("written", name) for name in sections)])
     recorded = found.get(key)
     if recorded is None:
         # A build no record names: writes count from now on.
-        cache.add(key, write_marks(every_section()), None)
+        cache.add(key, write_marks(sitemaps.sections()), None)
         return True
     # A section the record lacks was registered since the build, which has no file of it.
     marks = {name: found.get(_key("written", name), "") for name in sections}

@@ -35,12 +35,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_safe
 
 from django_sitemapkit._conf import base_url
 from django_sitemapkit._engine.rendering import index_path
 from django_sitemapkit._publishing.localfolder import fsync_directory
-from django_sitemapkit._serving.views import nosniff, request_site
+from django_sitemapkit._serving.views import file_view, request_site
 
 BOM = "\ufeff"
 # robots.txt is public by nature and must be readable by the web server, which
@@ -207,8 +206,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     fsync_directory(target.parent)
 
 
-@nosniff
-@require_safe
+@file_view
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """A complete robots.txt allowing everything and naming the sitemap index.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
+import sys
 import time
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -71,13 +72,15 @@ _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) /
 STYLESHEET_MAX_AGE = 86_400
 
 
-def nosniff(view: Callable[P, R]) -> Callable[P, R]:
-    """``view`` sending ``X-Content-Type-Options: nosniff``, also without ``SecurityMiddleware``:
-    a browser never takes a file for HTML it guessed from bytes a row supplied."""
+def file_view(view: Callable[P, R]) -> Callable[P, R]:
+    """``view`` answering GET and HEAD only, with ``X-Content-Type-Options: nosniff`` also
+    without ``SecurityMiddleware``: a browser never takes a file for HTML it guessed from bytes
+    a row supplied."""
+    safe = require_safe(view)
 
     @functools.wraps(view)
     def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
-        response = view(*args, **kwargs)
+        response = safe(*args, **kwargs)
         response["X-Content-Type-Options"] = "nosniff"
         return response
 
@@ -103,10 +106,7 @@ def _built(
         manifest = get_publisher(site, sitemaps.name).manifest()
     except PublishError:
         return None
-    folder = f"{sitemaps.name}:{'' if site is None else site.name}"
-    if manifest is None or not build_holds_writes(
-        folder, manifest.generation, sections, sitemaps.sections
-    ):
+    if manifest is None or not build_holds_writes(sitemaps, manifest.generation, sections):
         return None
     try:
         found = published_file(filename + (".gz" if gz else ""), site, sitemaps.name)
@@ -131,23 +131,25 @@ def _site_sections(request: HttpRequest, sitemaps: SectionRegistry) -> SectionRe
     return sitemaps if site is None else SiteSections(sitemaps, site)
 
 
-def _serve(
-    request: HttpRequest, sitemaps: SectionRegistry, gz: bool, section: str | None, page: int = 0
+@file_view
+def sitemap_file(
+    request: HttpRequest,
+    sitemaps: SectionRegistry,
+    gz: bool = False,
+    section: str | None = None,
+    page: str = "0",
 ) -> HttpResponseBase:
-    """The index (``section`` None) or a page of ``section``: built, cached or rendered now."""
+    """``/sitemap.xml`` (one entry per page of every section) or ``/sitemap-<section>-<page>.xml``:
+    from the published build, the cache or rendered now."""
     sitemaps = _site_sections(request, sitemaps)
     if section is None:
         filename, sections = INDEX_NAME, sitemaps.sections()
+        render = functools.partial(render_index, sitemaps=sitemaps)
     elif sitemaps.get(section) is None:
         raise Http404("No such sitemap section.")
     else:
-        filename, sections = page_filename(section, page), [section]
-
-    def render(url: str) -> RenderedFile:
-        if section is None:
-            return render_index(base_url=url, sitemaps=sitemaps)
-        return render_page(section, page, base_url=url, sitemaps=sitemaps)
-
+        filename, sections = page_filename(section, int(page)), [section]
+        render = functools.partial(render_page, section, int(page), sitemaps=sitemaps)
     site = site_of(sitemaps)
     served = _built(sitemaps, filename, gz, site, sections)
     if served is not None:
@@ -157,7 +159,7 @@ def _serve(
     kind = filename if site is None else f"{site.name}/{filename}"
     key = None if cache is None else file_key(kind, url, section_tokens(cache, sections))
     try:
-        xml = get_or_render(cache, key and f"{key}:xml", lambda: render(url))
+        xml = get_or_render(cache, key and f"{key}:xml", lambda: render(base_url=url))
         served = get_or_render(cache, key and f"{key}:gz", xml.gzipped) if gz else xml
     except (SectionNotFound, PageNotFound):
         raise Http404("No such sitemap file.") from None
@@ -195,15 +197,11 @@ def _respond(
         # and CDNs the same (RFC 9111 5.2.2.6), set before a 304 copies it.
         request.META["HTTP_ACCEPT_ENCODING"] = "identity"
         patch_cache_control(response, no_transform=True)
-    capped = (
-        served.last_modified is not None
-        and last_modified is not None
-        and (served.last_modified - _EPOCH) // _SECOND > last_modified
-    )
-    if not built or capped:
+    if not built or last_modified != last_modified_stamp(served.last_modified, sys.maxsize):
         # Only the ETag validates a live file (its newest lastmod stays put
         # through a deletion or an edit of another field) or a date capped at
-        # now; taken off the request so ConditionalGetMiddleware agrees.
+        # now (unlike the stamp capped at no time); taken off the request so
+        # ConditionalGetMiddleware agrees.
         request.META.pop("HTTP_IF_MODIFIED_SINCE", None)
     return _validated(request, response, served.etag, last_modified)
 
@@ -220,22 +218,6 @@ def _validated(
         request, etag=etag, last_modified=last_modified, response=response
     )
     return conditional or response
-
-
-@nosniff
-@require_safe
-def index(request: HttpRequest, sitemaps: SectionRegistry, gz: bool = False) -> HttpResponseBase:
-    """``/sitemap.xml``: one entry per page of every section."""
-    return _serve(request, sitemaps, gz, None)
-
-
-@nosniff
-@require_safe
-def section(
-    request: HttpRequest, section: str, page: str, sitemaps: SectionRegistry, gz: bool = False
-) -> HttpResponseBase:
-    """``/sitemap-<section>-<page>.xml``."""
-    return _serve(request, sitemaps, gz, section, int(page))
 
 
 # contrib's ``?p=N``: a page number the routes take, maybe zero-padded as int() reads it.
@@ -257,8 +239,7 @@ def contrib_section(
     )
 
 
-@nosniff
-@require_safe
+@file_view
 def stylesheet(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
     """``/sitemap.xsl`` (``kwargs`` is the route's): served beside the index, not from
     ``STATIC_URL``, as a browser applies only a stylesheet of the document's own origin."""
@@ -278,8 +259,7 @@ class KeyFilePattern(RegexPattern):
         return super().match(path)
 
 
-@nosniff
-@require_safe
+@file_view
 def key_file(request: HttpRequest, key: str) -> HttpResponse:
     """The IndexNow key itself: proof that the site asked for its submissions."""
     config = indexnow_config()
@@ -299,11 +279,11 @@ def url_patterns(sitemaps: SectionRegistry) -> list[URLPattern]:
     """``/sitemap.xml``, ``/sitemap-<section>-<page>.xml``, their ``.gz``, and contrib's old URLs."""
     kwargs: dict[str, Any] = {"sitemaps": sitemaps}
     return [
-        re_path(r"^sitemap\.xml$", index, kwargs, name="index"),
-        re_path(r"^sitemap\.xml\.gz$", index, {**kwargs, "gz": True}, name="index-gz"),
+        re_path(r"^sitemap\.xml$", sitemap_file, kwargs, name="index"),
+        re_path(r"^sitemap\.xml\.gz$", sitemap_file, {**kwargs, "gz": True}, name="index-gz"),
         re_path(r"^sitemap\.xsl$", stylesheet, kwargs, name="stylesheet"),
-        re_path(rf"^{_PAGE}\.xml$", section, kwargs, name="section"),
-        re_path(rf"^{_PAGE}\.xml\.gz$", section, {**kwargs, "gz": True}, name="section-gz"),
+        re_path(rf"^{_PAGE}\.xml$", sitemap_file, kwargs, name="section"),
+        re_path(rf"^{_PAGE}\.xml\.gz$", sitemap_file, {**kwargs, "gz": True}, name="section-gz"),
         # django.contrib.sitemaps' section URL, which crawlers may still know.
         re_path(rf"^sitemap-{_SECTION}\.xml$", contrib_section, kwargs, name="contrib-section"),
         URLPattern(
