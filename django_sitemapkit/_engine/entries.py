@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import logging
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,7 +28,7 @@ from django_sitemapkit._engine.rows import (
 )
 from django_sitemapkit._engine.skiplog import log_skip
 from django_sitemapkit._protocol.locations import InvalidLocation, LocationBuilder
-from django_sitemapkit._protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime, later
+from django_sitemapkit._protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
 from django_sitemapkit._protocol.writer import (
     MAX_BYTES_PER_FILE,
     UrlsetWriter,
@@ -70,14 +70,7 @@ class ItemAccess:
 class EntryFactory:
     """Items to ``<url>`` elements or logged skips; a file's first lastmod fixes its date format."""
 
-    def __init__(
-        self,
-        sitemap: Sitemap,
-        context: RenderContext,
-        access: ItemAccess,
-        *,
-        date_only: bool | None = None,
-    ) -> None:
+    def __init__(self, sitemap: Sitemap, context: RenderContext, access: ItemAccess) -> None:
         self.sitemap = sitemap
         self.context = context
         self.tz = context.tz
@@ -85,7 +78,7 @@ class EntryFactory:
         self.location = access.location
         self.build_location = context.locations.build
         self.lastmod = access.lastmod
-        self.date_only = date_only
+        self.date_only = lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
         self.changefreq_xml, self.priority_xml = (
             "" if callable(value) else self._value_xml(name, EVERY_ITEM, value)
             for name, value in (("changefreq", access.changefreq), ("priority", access.priority))
@@ -105,6 +98,7 @@ class EntryFactory:
         self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
         self.last_loc = ""  # the last entry's, for callers' duplicates and newest lastmod
         self.last_lastmod: Lastmod | None = None
+        self.languages = LanguageEntries(sitemap, self) if sitemap.i18n else None
 
     def format_lastmod(self, value: Lastmod) -> str:
         if not isinstance(value, datetime.date):
@@ -130,6 +124,18 @@ class EntryFactory:
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
             self.reject(item, exc)
             return None
+
+    def entries(self, item: Any, listed: set[str]) -> tuple[str | None, list[str]]:
+        """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
+        if self.languages is not None:
+            return self.languages(item, listed)
+        xml = self(item)
+        if xml is None:
+            return None, []
+        if self.last_loc in listed:
+            self.skip_duplicate(item, self.last_loc)
+            return None, []
+        return xml, [self.last_loc]
 
     def reject(self, item: Any, exc: Exception) -> None:
         """Skip ``item``, whose details raised ``exc``; old news is left out without a warning."""
@@ -273,12 +279,10 @@ def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
 
 
 def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
+    context = section_context(sitemap, context)
     if isinstance(sitemap, ContribUrlsSection):
-        return UrlInfoFactory(sitemap, section_context(sitemap, context), URL_INFO_ACCESS)
-    date_only = lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
-    return EntryFactory(
-        sitemap, section_context(sitemap, context), item_access(sitemap), date_only=date_only
-    )
+        return UrlInfoFactory(sitemap, context, URL_INFO_ACCESS)
+    return EntryFactory(sitemap, context, item_access(sitemap))
 
 
 # Each of contrib's ``get_urls()`` dicts is one ``<url>``; its alternates become links.
@@ -347,7 +351,6 @@ class LanguageEntries:
         self.default = settings.LANGUAGE_CODE
         self._locators: dict[str, Callable[[Any], Any]] = {}
         self._refused: set[str] = set()
-        self.locs: list[str] = []  # of the entries the last call returned
 
     def locator(self, language: str) -> Callable[[Any], Any]:
         found = self._locators.get(language)
@@ -381,35 +384,36 @@ class LanguageEntries:
                 )
         return languages
 
-    def __call__(self, item: Any, listed: set[str]) -> str | None:
-        """The entries of ``item`` whose locations ``listed`` lacks; None when it is skipped."""
+    def __call__(self, item: Any, listed: set[str]) -> tuple[str | None, list[str]]:
+        """The entries of ``item`` whose locations ``listed`` lacks, and those locations;
+        (None, []) when it is skipped."""
         factory = self.factory
         try:
             languages = self.languages_of(item)
         except Exception as exc:  # a user's get_languages_for_item() may raise anything
             factory.skip(item, f"get_languages_for_item() raised {type(exc).__name__}: {exc}")
-            return None
+            return None, []
         if not languages:
             factory.skip(item, "it has no language of settings.LANGUAGES")
-            return None
+            return None, []
         located = []
         for code in languages:
             loc = factory.locate(item, self.locator(code))
             if loc is None:
-                return None
+                return None, []
             located.append((code, loc))
         lastmod_xml = factory.lastmod_xml(item)
         try:
             details = factory.details(item, self.links(located))
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
             factory.reject(item, exc)
-            return None
+            return None, []
         locs = list(dict.fromkeys(loc for _code, loc in located))  # no i18n_patterns: one page
-        self.locs = [loc for loc in locs if loc not in listed]
-        if not self.locs:
+        new = [loc for loc in locs if loc not in listed]
+        if not new:
             factory.skip_duplicate(item, locs[0])
-            return None
-        return "".join(url_element(loc, lastmod_xml, details) for loc in self.locs)
+            return None, []
+        return "".join(url_element(loc, lastmod_xml, details) for loc in new), new
 
     def links(self, located: list[tuple[str, str]]) -> str:
         if not self.sitemap.alternates:
@@ -419,21 +423,3 @@ class LanguageEntries:
             loc = dict(located)[self.default]
             links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))  # contrib's rule
         return "".join(alternate_link(code, loc) for code, loc in links)
-
-
-def write_language_entries(
-    sitemap: Sitemap, factory: EntryFactory, items: Iterable[tuple[Any, Any]], writer: UrlsetWriter
-) -> tuple[Lastmod | None, Any]:
-    """Write all of each item's entries or none: (newest lastmod, key of the first not fitting)."""
-    entries = LanguageEntries(sitemap, factory)
-    newest: Lastmod | None = None
-    locs = writer.locs
-    for key, item in items:
-        xml = entries(item, locs)
-        if xml is None:
-            continue
-        if not writer.add_xml(xml, entries=len(entries.locs)):
-            return newest, key
-        locs.update(entries.locs)
-        newest = later(newest, factory.last_lastmod, factory.tz)
-    return newest, None

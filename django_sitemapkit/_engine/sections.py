@@ -15,13 +15,11 @@ from django_sitemapkit._compat import ContribUrlsSection
 from django_sitemapkit._engine import rows
 from django_sitemapkit._engine.entries import (
     EntryFactory,
-    LanguageEntries,
     RenderContext,
     entry_factory,
     new_writer,
     section_context,
     url_infos,
-    write_language_entries,
 )
 from django_sitemapkit._engine.fastloop import FastLoop
 from django_sitemapkit._engine.internals import CHUNK_SIZE
@@ -140,9 +138,8 @@ PROBE_ROWS = 20  # first read of a probe: most pages hold an entry in it, costin
 def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any]) -> bool:
     """Whether any of ``items`` makes an entry by a render's rules, stopping at the first."""
     factory = entry_factory(sitemap, context)
-    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     new_page(sitemap.section)
-    return any(item_entries(factory, languages, item, set())[0] for item in items)
+    return any(factory.entries(item, set())[0] for item in items)
 
 
 def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[int]) -> set[int]:
@@ -219,22 +216,20 @@ def write_page(
     writer: UrlsetWriter,
 ) -> tuple[Lastmod | None, Any]:
     """Write page ``number``: the newest lastmod written, the key of the first item not fitting."""
-    if isinstance(sitemap, ModelSitemap) and not sitemap.i18n and rows.reads_columns(sitemap):
-        fast = FastLoop.prepare(sitemap, factory)
+    if isinstance(sitemap, ModelSitemap) and not sitemap.i18n:
+        fast = FastLoop.prepare(factory)  # None for instances or values it cannot write
         if fast is not None:
             return fast.render(rows.page_rows(sitemap, number), writer)
     reader = factory.extensions.reader
     items = section_items(sitemap, number, context)
     if reader is not None:
         items = reader.prefetching(items)
-    if sitemap.i18n:
-        return write_language_entries(sitemap, factory, items, writer)
     newest: Lastmod | None = None
     for key, item in items:
-        xml, locs = item_entries(factory, None, item, writer.locs)
+        xml, locs = factory.entries(item, writer.locs)
         if xml is None:
             continue
-        if not writer.add_xml(xml):
+        if not writer.add_xml(xml, entries=len(locs)):
             return newest, key
         writer.locs.update(locs)
         newest = later(newest, factory.last_lastmod, context.tz)
@@ -323,14 +318,13 @@ class Cut:
 
 def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) -> list[Cut]:
     factory = entry_factory(sitemap, context)
-    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     cuts: list[Cut] = []
     writer = new_writer(sitemap, context.stylesheet)
     start = 0
     newest: Lastmod | None = None
     undated = False
     for index, item in enumerate(items):
-        xml, locs = item_entries(factory, languages, item, writer.locs)
+        xml, locs = factory.entries(item, writer.locs)
         if xml is None:
             continue
         if not writer.add_xml(xml, entries=len(locs)):
@@ -344,20 +338,3 @@ def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) ->
     if writer.count:
         cuts.append(Cut(start, len(items), newest, undated))
     return cuts
-
-
-def item_entries(
-    factory: EntryFactory, languages: LanguageEntries | None, item: Any, listed: set[str]
-) -> tuple[str | None, list[str]]:
-    """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
-    if languages is not None:
-        xml = languages(item, listed)
-        return xml, languages.locs
-    xml = factory(item)
-    if xml is None:
-        return None, []
-    loc = factory.last_loc
-    if loc in listed:
-        factory.skip_duplicate(item, loc)
-        return None, []
-    return xml, [loc]
