@@ -227,12 +227,7 @@ def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
 
 
 def item_access(sitemap: Sitemap) -> ItemAccess:
-    if not isinstance(sitemap, ModelSitemap):
-        lastmod = sitemap.lastmod
-        read_lastmod = lastmod if callable(lastmod) else (lambda item: lastmod)
-        return ItemAccess(sitemap.location, read_lastmod, sitemap.changefreq, sitemap.priority)
-    route = url_route(sitemap)
-    if route is None:
+    if not isinstance(sitemap, ModelSitemap) or (route := url_route(sitemap)) is None:
         return ItemAccess(
             sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
         )
@@ -270,16 +265,11 @@ def _column(index: int | None) -> Callable[[Any], Any] | None:
     return None if index is None else operator.itemgetter(index)
 
 
-def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
-    """``context`` in the section's ``protocol`` only without a base URL (a TLS proxy says http)."""
-    conf = get_settings()
-    if sitemap.protocol is None or conf.BASE_URL or conf.SITES:
-        return context
-    return replace(context, locations=context.locations.with_scheme(sitemap.protocol))
-
-
 def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
-    context = section_context(sitemap, context)
+    """The section's factory, in its ``protocol`` only without a base URL (a TLS proxy says http)."""
+    conf = get_settings()
+    if sitemap.protocol is not None and not (conf.BASE_URL or conf.SITES):
+        context = replace(context, locations=context.locations.with_scheme(sitemap.protocol))
     if isinstance(sitemap, ContribUrlsSection):
         return UrlInfoFactory(sitemap, context, URL_INFO_ACCESS)
     return EntryFactory(sitemap, context, item_access(sitemap))

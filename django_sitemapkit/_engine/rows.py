@@ -247,9 +247,9 @@ def rows_per_page(sitemap: Sitemap) -> int:
     return limit
 
 
-def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
-    """An instance's lastmod: the class's ``lastmod`` where it gives one, else its field's value."""
-    if sitemap.defines_lastmod():
+def instance_lastmod(sitemap: Sitemap) -> Callable[[Any], Any]:
+    """An item's lastmod: the class's ``lastmod`` where it gives one, else its field's value."""
+    if not isinstance(sitemap, ModelSitemap) or sitemap.defines_lastmod():
         lastmod = sitemap.lastmod
         return lastmod if callable(lastmod) else (lambda obj: lastmod)
     field = sitemap.get_lastmod_field()

@@ -18,7 +18,6 @@ from django_sitemapkit._engine.entries import (
     RenderContext,
     entry_factory,
     new_writer,
-    section_context,
     url_infos,
 )
 from django_sitemapkit._engine.fastloop import FastLoop
@@ -168,16 +167,6 @@ def _chunks(page: Any) -> Iterator[Any]:
         start, chunk = start + len(batch), CHUNK_SIZE
 
 
-def section_items(
-    sitemap: Sitemap, number: int, context: RenderContext
-) -> Iterator[tuple[Any, Any]]:
-    if isinstance(sitemap, ModelSitemap):
-        return rows.page_items(sitemap, number)
-    if isinstance(sitemap, ContribUrlsSection):
-        return url_infos(sitemap, number, section_context(sitemap, context))
-    return list_items(sitemap, number, context)
-
-
 def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
     """Render page ``number`` (split where it overflows its file); PageNotFound if no URL."""
     factory = entry_factory(sitemap, context)
@@ -216,12 +205,17 @@ def write_page(
     writer: UrlsetWriter,
 ) -> tuple[Lastmod | None, Any]:
     """Write page ``number``: the newest lastmod written, the key of the first item not fitting."""
-    if isinstance(sitemap, ModelSitemap) and not sitemap.i18n:
-        fast = FastLoop.prepare(factory)  # None for instances or values it cannot write
-        if fast is not None:
+    items: Iterator[tuple[Any, Any]]
+    if isinstance(sitemap, ModelSitemap):
+        # None for instances, or for values the fast loop cannot write
+        if not sitemap.i18n and (fast := FastLoop.prepare(factory)) is not None:
             return fast.render(rows.page_rows(sitemap, number), writer)
+        items = rows.page_items(sitemap, number)
+    elif isinstance(sitemap, ContribUrlsSection):
+        items = url_infos(sitemap, number, factory.context)  # in the section's protocol
+    else:
+        items = list_items(sitemap, number, context)
     reader = factory.extensions.reader
-    items = section_items(sitemap, number, context)
     if reader is not None:
         items = reader.prefetching(items)
     newest: Lastmod | None = None
