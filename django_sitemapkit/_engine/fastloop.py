@@ -56,7 +56,7 @@ class FastLoop:
         self.middle, rest = rest.split("\1")
         self.end = rest.removeprefix("\2")
         self.room = MAX_URL_LENGTH - len(base_url + "".join(parts))
-        self.details = factory.changefreq_xml + factory.priority_xml
+        self.details = factory.constant_details
         self.row_details = row_details(factory, layout)
         sitemap: Any = factory.sitemap
         db_is_utc = database_is_utc(sitemap)
