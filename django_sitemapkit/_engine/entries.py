@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import operator
 from collections.abc import Callable, Iterator, Mapping
@@ -333,30 +334,25 @@ def alternate_link(code: str, href: str) -> str:
     return f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(href)}"/>'
 
 
+def _in_language(location: Callable[[Any], Any], language: str) -> Callable[[Any], Any]:
+    def located(item: Any) -> Any:
+        with translation.override(language):
+            return location(item)
+
+    return located
+
+
 class LanguageEntries:
     def __init__(self, sitemap: Sitemap, factory: EntryFactory) -> None:
         self.sitemap = sitemap
         self.factory = factory
         self.known = frozenset(site_languages())
         self.default = settings.LANGUAGE_CODE
-        self._locators: dict[str, Callable[[Any], Any]] = {}
         self._refused: set[str] = set()
-
-    def locator(self, language: str) -> Callable[[Any], Any]:
-        found = self._locators.get(language)
-        if found is None:
-            localized = self.factory.access.localized
-            if localized is not None:
-                found = localized(language)
-            else:
-                location = self.factory.location
-
-                def found(item: Any) -> Any:
-                    with translation.override(language):
-                        return location(item)
-
-            self._locators[language] = found
-        return found
+        # An item's location in a language, made once per language.
+        self.locator = functools.cache(
+            factory.access.localized or functools.partial(_in_language, factory.location)
+        )
 
     def languages_of(self, item: Any) -> list[str]:
         """The item's languages that ``settings.LANGUAGES`` offers (no URL may carry another)."""
