@@ -235,7 +235,7 @@ def item_access(sitemap: Sitemap) -> ItemAccess:
     assert sitemap.model is not None
     layout = row_layout(sitemap)
     template = route.template()
-    fill, url_of = template.fill, layout.url_of
+    fill, url_of = template.fill, operator.itemgetter(slice(1, 1 + layout.url_values))
     lastmod_getter = None
     if layout.lastmod is not None:
         field = sitemap.get_lastmod_field()

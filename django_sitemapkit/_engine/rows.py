@@ -209,9 +209,6 @@ class RowLayout:
     priority: int | None = None
     image: int | None = None
 
-    def url_of(self, row: Sequence[Any]) -> Sequence[Any]:
-        return row[1 : 1 + self.url_values]
-
 
 def row_layout(sitemap: ModelSitemap) -> RowLayout:
     route = url_route(sitemap)
