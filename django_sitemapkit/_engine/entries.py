@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,7 +29,7 @@ from django_sitemapkit._engine.rows import (
 )
 from django_sitemapkit._engine.skiplog import log_skip
 from django_sitemapkit._protocol.locations import InvalidLocation, LocationBuilder
-from django_sitemapkit._protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime, later
+from django_sitemapkit._protocol.w3c import Lastmod, format_lastmod, is_w3c_datetime
 from django_sitemapkit._protocol.writer import (
     MAX_BYTES_PER_FILE,
     UrlsetWriter,
@@ -70,14 +71,7 @@ class ItemAccess:
 class EntryFactory:
     """Items to ``<url>`` elements or logged skips; a file's first lastmod fixes its date format."""
 
-    def __init__(
-        self,
-        sitemap: Sitemap,
-        context: RenderContext,
-        access: ItemAccess,
-        *,
-        date_only: bool | None = None,
-    ) -> None:
+    def __init__(self, sitemap: Sitemap, context: RenderContext, access: ItemAccess) -> None:
         self.sitemap = sitemap
         self.context = context
         self.tz = context.tz
@@ -85,7 +79,7 @@ class EntryFactory:
         self.location = access.location
         self.build_location = context.locations.build
         self.lastmod = access.lastmod
-        self.date_only = date_only
+        self.date_only = lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
         self.changefreq_xml, self.priority_xml = (
             "" if callable(value) else self._value_xml(name, EVERY_ITEM, value)
             for name, value in (("changefreq", access.changefreq), ("priority", access.priority))
@@ -105,6 +99,7 @@ class EntryFactory:
         self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
         self.last_loc = ""  # the last entry's, for callers' duplicates and newest lastmod
         self.last_lastmod: Lastmod | None = None
+        self.languages = LanguageEntries(sitemap, self) if sitemap.i18n else None
 
     def format_lastmod(self, value: Lastmod) -> str:
         if not isinstance(value, datetime.date):
@@ -130,6 +125,18 @@ class EntryFactory:
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
             self.reject(item, exc)
             return None
+
+    def entries(self, item: Any, listed: set[str]) -> tuple[str | None, list[str]]:
+        """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
+        if self.languages is not None:
+            return self.languages(item, listed)
+        xml = self(item)
+        if xml is None:
+            return None, []
+        if self.last_loc in listed:
+            self.skip_duplicate(item, self.last_loc)
+            return None, []
+        return xml, [self.last_loc]
 
     def reject(self, item: Any, exc: Exception) -> None:
         """Skip ``item``, whose details raised ``exc``; old news is left out without a warning."""
@@ -221,19 +228,14 @@ def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
 
 
 def item_access(sitemap: Sitemap) -> ItemAccess:
-    if not isinstance(sitemap, ModelSitemap):
-        lastmod = sitemap.lastmod
-        read_lastmod = lastmod if callable(lastmod) else (lambda item: lastmod)
-        return ItemAccess(sitemap.location, read_lastmod, sitemap.changefreq, sitemap.priority)
-    route = url_route(sitemap)
-    if route is None:
+    if not isinstance(sitemap, ModelSitemap) or (route := url_route(sitemap)) is None:
         return ItemAccess(
             sitemap.location, instance_lastmod(sitemap), sitemap.changefreq, sitemap.priority
         )
     assert sitemap.model is not None
     layout = row_layout(sitemap)
     template = route.template()
-    fill, url_of = template.fill, layout.url_of
+    fill, url_of = template.fill, operator.itemgetter(slice(1, 1 + layout.url_values))
     lastmod_getter = None
     if layout.lastmod is not None:
         field = sitemap.get_lastmod_field()
@@ -264,21 +266,14 @@ def _column(index: int | None) -> Callable[[Any], Any] | None:
     return None if index is None else operator.itemgetter(index)
 
 
-def section_context(sitemap: Sitemap, context: RenderContext) -> RenderContext:
-    """``context`` in the section's ``protocol`` only without a base URL (a TLS proxy says http)."""
-    conf = get_settings()
-    if sitemap.protocol is None or conf.BASE_URL or conf.SITES:
-        return context
-    return replace(context, locations=context.locations.with_scheme(sitemap.protocol))
-
-
 def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
+    """The section's factory, in its ``protocol`` only without a base URL (a TLS proxy says http)."""
+    conf = get_settings()
+    if sitemap.protocol is not None and not (conf.BASE_URL or conf.SITES):
+        context = replace(context, locations=context.locations.with_scheme(sitemap.protocol))
     if isinstance(sitemap, ContribUrlsSection):
-        return UrlInfoFactory(sitemap, section_context(sitemap, context), URL_INFO_ACCESS)
-    date_only = lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
-    return EntryFactory(
-        sitemap, section_context(sitemap, context), item_access(sitemap), date_only=date_only
-    )
+        return UrlInfoFactory(sitemap, context, URL_INFO_ACCESS)
+    return EntryFactory(sitemap, context, item_access(sitemap))
 
 
 # Each of contrib's ``get_urls()`` dicts is one ``<url>``; its alternates become links.
@@ -339,31 +334,25 @@ def alternate_link(code: str, href: str) -> str:
     return f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(href)}"/>'
 
 
+def _in_language(location: Callable[[Any], Any], language: str) -> Callable[[Any], Any]:
+    def located(item: Any) -> Any:
+        with translation.override(language):
+            return location(item)
+
+    return located
+
+
 class LanguageEntries:
     def __init__(self, sitemap: Sitemap, factory: EntryFactory) -> None:
         self.sitemap = sitemap
         self.factory = factory
         self.known = frozenset(site_languages())
         self.default = settings.LANGUAGE_CODE
-        self._locators: dict[str, Callable[[Any], Any]] = {}
         self._refused: set[str] = set()
-        self.locs: list[str] = []  # of the entries the last call returned
-
-    def locator(self, language: str) -> Callable[[Any], Any]:
-        found = self._locators.get(language)
-        if found is None:
-            localized = self.factory.access.localized
-            if localized is not None:
-                found = localized(language)
-            else:
-                location = self.factory.location
-
-                def found(item: Any) -> Any:
-                    with translation.override(language):
-                        return location(item)
-
-            self._locators[language] = found
-        return found
+        # An item's location in a language, made once per language.
+        self.locator = functools.cache(
+            factory.access.localized or functools.partial(_in_language, factory.location)
+        )
 
     def languages_of(self, item: Any) -> list[str]:
         """The item's languages that ``settings.LANGUAGES`` offers (no URL may carry another)."""
@@ -381,35 +370,36 @@ class LanguageEntries:
                 )
         return languages
 
-    def __call__(self, item: Any, listed: set[str]) -> str | None:
-        """The entries of ``item`` whose locations ``listed`` lacks; None when it is skipped."""
+    def __call__(self, item: Any, listed: set[str]) -> tuple[str | None, list[str]]:
+        """The entries of ``item`` whose locations ``listed`` lacks, and those locations;
+        (None, []) when it is skipped."""
         factory = self.factory
         try:
             languages = self.languages_of(item)
         except Exception as exc:  # a user's get_languages_for_item() may raise anything
             factory.skip(item, f"get_languages_for_item() raised {type(exc).__name__}: {exc}")
-            return None
+            return None, []
         if not languages:
             factory.skip(item, "it has no language of settings.LANGUAGES")
-            return None
+            return None, []
         located = []
         for code in languages:
             loc = factory.locate(item, self.locator(code))
             if loc is None:
-                return None
+                return None, []
             located.append((code, loc))
         lastmod_xml = factory.lastmod_xml(item)
         try:
             details = factory.details(item, self.links(located))
         except Exception as exc:  # so may changefreq(), priority() and extra_xml()
             factory.reject(item, exc)
-            return None
+            return None, []
         locs = list(dict.fromkeys(loc for _code, loc in located))  # no i18n_patterns: one page
-        self.locs = [loc for loc in locs if loc not in listed]
-        if not self.locs:
+        new = [loc for loc in locs if loc not in listed]
+        if not new:
             factory.skip_duplicate(item, locs[0])
-            return None
-        return "".join(url_element(loc, lastmod_xml, details) for loc in self.locs)
+            return None, []
+        return "".join(url_element(loc, lastmod_xml, details) for loc in new), new
 
     def links(self, located: list[tuple[str, str]]) -> str:
         if not self.sitemap.alternates:
@@ -419,21 +409,3 @@ class LanguageEntries:
             loc = dict(located)[self.default]
             links.append(("x-default", loc.replace(f"/{self.default}/", "/", 1)))  # contrib's rule
         return "".join(alternate_link(code, loc) for code, loc in links)
-
-
-def write_language_entries(
-    sitemap: Sitemap, factory: EntryFactory, items: Iterable[tuple[Any, Any]], writer: UrlsetWriter
-) -> tuple[Lastmod | None, Any]:
-    """Write all of each item's entries or none: (newest lastmod, key of the first not fitting)."""
-    entries = LanguageEntries(sitemap, factory)
-    newest: Lastmod | None = None
-    locs = writer.locs
-    for key, item in items:
-        xml = entries(item, locs)
-        if xml is None:
-            continue
-        if not writer.add_xml(xml, entries=len(entries.locs)):
-            return newest, key
-        locs.update(entries.locs)
-        newest = later(newest, factory.last_lastmod, factory.tz)
-    return newest, None

@@ -140,29 +140,26 @@ class ImageReader:
         return [url for value in values if (url := self.to_url(value))]
 
     def prefetching(self, keyed: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """``keyed`` as it comes, each chunk's related values first fetched in one query."""
         if not self.related:
             yield from keyed
             return
-        pairs = iter(keyed)
-        while chunk := list(islice(pairs, CHUNK_SIZE)):
-            self.fetch([key for key, _item in chunk])
-            yield from chunk
-
-    def fetch(self, keys: list[Any]) -> None:
         sitemap = self.sitemap
         assert sitemap.model is not None
         through = self.lookup.rpartition("__")[0]
-        rows = (
-            sitemap.model._default_manager.using(sitemap.get_queryset().db)
-            .filter(pk__in=keys)
-            .values_list("pk", self.lookup)
-            .order_by("pk", f"{through}__pk")
-        )
-        fetched: dict[Any, list[Any]] = defaultdict(list)
-        for key, value in rows:
-            if value is not None:
-                fetched[key].append(value)
-        self.fetched = fetched
+        pairs = iter(keyed)
+        while chunk := list(islice(pairs, CHUNK_SIZE)):
+            rows = (
+                sitemap.model._default_manager.using(sitemap.get_queryset().db)
+                .filter(pk__in=[key for key, _item in chunk])
+                .values_list("pk", self.lookup)
+                .order_by("pk", f"{through}__pk")
+            )
+            self.fetched = defaultdict(list)
+            for key, value in rows:
+                if value is not None:
+                    self.fetched[key].append(value)
+            yield from chunk
 
 
 class Extensions:
@@ -200,7 +197,11 @@ class Extensions:
     def __call__(self, item: Any) -> str:
         parts = []
         if self.images is not None:
-            parts.append(self.images_of(item))
+            found = images_xml(self.images(item) or (), self.base_url)
+            if found.dropped:
+                self.images_dropped += found.dropped
+                self.warn(item, "dropped", found.problems)
+            parts.append(found.xml)
         if self.videos is not None:
             parts.extend(self.videos_of(item))
         if self.news:
@@ -216,14 +217,6 @@ class Extensions:
                     raise EntryRejected(f"extra_xml() returned {fragment[:80]!r}: {exc}") from None
                 parts.append(fragment)
         return "".join(parts)
-
-    def images_of(self, item: Any) -> str:
-        assert self.images is not None
-        found = images_xml(self.images(item) or (), self.base_url)
-        if found.dropped:
-            self.images_dropped += found.dropped
-            self.warn(item, "dropped", found.problems)
-        return found.xml
 
     def videos_of(self, item: Any) -> list[str]:
         assert self.videos is not None

@@ -25,7 +25,6 @@ from django_sitemapkit._protocol.writer import (
     priority_value,
     url_element,
 )
-from django_sitemapkit._sitemaps import ModelSitemap
 
 # Passed by str/slug/path converters, quote(), location rules, escaping unchanged; no dot segments.
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9_-]+").fullmatch
@@ -57,7 +56,7 @@ class FastLoop:
         self.middle, rest = rest.split("\1")
         self.end = rest.removeprefix("\2")
         self.room = MAX_URL_LENGTH - len(base_url + "".join(parts))
-        self.details = factory.changefreq_xml + factory.priority_xml
+        self.details = factory.constant_details
         self.row_details = row_details(factory, layout)
         sitemap: Any = factory.sitemap
         db_is_utc = database_is_utc(sitemap)
@@ -66,7 +65,7 @@ class FastLoop:
         assert template is not None
         self.text_values = all(type(c) in _IDENTITY_CONVERTERS for c in template.converters)
         # A unique URL column cannot repeat a location: tracked only once a general-path row came.
-        self.tracking = not url_values_unique(sitemap)
+        self.tracking = not url_values_unique(sitemap, layout)
         self.newest: Lastmod | None = None
         self.utc_text = db_is_utc and factory.tz is datetime.UTC and factory.date_only is False
         self.newest_raw: Any = None
@@ -74,7 +73,7 @@ class FastLoop:
         self.entry = plain_entries(self)
 
     @classmethod
-    def prepare(cls, sitemap: ModelSitemap, factory: EntryFactory) -> FastLoop | None:
+    def prepare(cls, factory: EntryFactory) -> FastLoop | None:
         template, layout = factory.access.url_template, factory.access.layout
         if (
             template is None

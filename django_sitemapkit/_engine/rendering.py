@@ -287,13 +287,11 @@ def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bo
 def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object, bool]]:
     samples: list[tuple[object, bool]] = []
     route = rows.url_route(sitemap)
-    if route is not None:
-        template = route.template()
-        if template.parts is not None:
-            samples.append((template.parts[0], True))
+    if route is not None and (parts := route.template().parts) is not None:
+        samples.append((parts[0], True))
     if query and sitemap.model is not None:
         queryset = sitemap.get_queryset()
-        if rows.reads_columns(sitemap):
+        if route is not None:  # column rows
             queryset = queryset.values_list(*rows.row_layout(sitemap).columns)
         row = queryset.first()
         if row is not None:

@@ -136,7 +136,6 @@ class UrlRoute:
     url_name: str
     fields: tuple[str, ...]
     kwargs: tuple[str, ...] | None  # the URL keyword each field fills; None: positional
-    derived: bool = False  # read from get_absolute_url()
 
     def template(self) -> UrlTemplate:
         return UrlTemplate(self.url_name, len(self.fields) if self.kwargs is None else self.kwargs)
@@ -150,7 +149,7 @@ def url_route(sitemap: ModelSitemap) -> UrlRoute | None:
     derived = derivation(sitemap)
     if isinstance(derived, Refused):
         return None
-    return UrlRoute(derived.url_name, derived.fields, derived.kwargs, derived=True)
+    return UrlRoute(derived.url_name, derived.fields, derived.kwargs)
 
 
 def derivation(sitemap: ModelSitemap) -> Derived | Refused:
@@ -195,20 +194,8 @@ def route_report(sitemap: Sitemap) -> tuple[bool, str] | None:
     return True, f"URL pattern {derived.url_name!r} {where}"
 
 
-def image_column(sitemap: Sitemap) -> str | None:
-    """The column holding the image: only a field of the model itself."""
-    name = images_field(sitemap)
-    if name is None or "__" in name or not isinstance(sitemap, ModelSitemap):
-        return None
-    return name if url_route(sitemap) is not None else None
-
-
 # Backends whose datetime text datetime.fromisoformat() reads: "YYYY-MM-DD HH:MM:SS[.ffffff][+00]".
 TEXT_DATETIME_VENDORS = frozenset({"sqlite", "postgresql", "mysql"})
-
-
-def reads_columns(sitemap: ModelSitemap) -> bool:
-    return url_route(sitemap) is not None
 
 
 @dataclass(frozen=True)
@@ -222,21 +209,18 @@ class RowLayout:
     priority: int | None = None
     image: int | None = None
 
-    def url_of(self, row: Sequence[Any]) -> Sequence[Any]:
-        return row[1 : 1 + self.url_values]
-
 
 def row_layout(sitemap: ModelSitemap) -> RowLayout:
     route = url_route(sitemap)
     assert route is not None
     columns = ["pk", *route.fields]
-    field = sitemap.get_lastmod_field()
+    field, image = sitemap.get_lastmod_field(), images_field(sitemap)
     positions = {}
     for name, column in (
         ("lastmod", None if field is None else field.name),
         ("changefreq", sitemap.changefreq_field),
         ("priority", sitemap.priority_field),
-        ("image", image_column(sitemap)),
+        ("image", None if image is None or "__" in image else image),  # only the model's own
     ):
         if column is not None:
             positions[name] = len(columns)
@@ -260,9 +244,9 @@ def rows_per_page(sitemap: Sitemap) -> int:
     return limit
 
 
-def instance_lastmod(sitemap: ModelSitemap) -> Callable[[Any], Any]:
-    """An instance's lastmod: the class's ``lastmod`` where it gives one, else its field's value."""
-    if sitemap.defines_lastmod():
+def instance_lastmod(sitemap: Sitemap) -> Callable[[Any], Any]:
+    """An item's lastmod: the class's ``lastmod`` where it gives one, else its field's value."""
+    if not isinstance(sitemap, ModelSitemap) or sitemap.defines_lastmod():
         lastmod = sitemap.lastmod
         return lastmod if callable(lastmod) else (lambda obj: lastmod)
     field = sitemap.get_lastmod_field()
@@ -283,7 +267,7 @@ def page_items(
     sitemap: ModelSitemap, number: int, limit: int | None = None, page: Page | None = None
 ) -> Iterator[tuple[Any, Any]]:
     """(key, row) of page ``number``'s rows, one past the limit, or the first ``limit`` only."""
-    if reads_columns(sitemap):
+    if url_route(sitemap) is not None:  # column rows
         for row in page_rows(sitemap, number, limit, page):
             yield row[0], row
         return
@@ -313,12 +297,11 @@ def page_rows(
     )
 
 
-def url_values_unique(sitemap: ModelSitemap) -> bool:
+def url_values_unique(sitemap: ModelSitemap, layout: RowLayout) -> bool:
     assert sitemap.model is not None
-    route = url_route(sitemap)
-    if route is None or len(route.fields) != 1:
+    if layout.url_values != 1:
         return False
-    [name] = route.fields
+    name = layout.columns[1]
     try:
         field = sitemap.model._meta.get_field(name)
     except FieldDoesNotExist:

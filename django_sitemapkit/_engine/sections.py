@@ -15,13 +15,10 @@ from django_sitemapkit._compat import ContribUrlsSection
 from django_sitemapkit._engine import rows
 from django_sitemapkit._engine.entries import (
     EntryFactory,
-    LanguageEntries,
     RenderContext,
     entry_factory,
     new_writer,
-    section_context,
     url_infos,
-    write_language_entries,
 )
 from django_sitemapkit._engine.fastloop import FastLoop
 from django_sitemapkit._engine.internals import CHUNK_SIZE
@@ -140,9 +137,8 @@ PROBE_ROWS = 20  # first read of a probe: most pages hold an entry in it, costin
 def lists_an_entry(sitemap: Sitemap, context: RenderContext, items: Iterable[Any]) -> bool:
     """Whether any of ``items`` makes an entry by a render's rules, stopping at the first."""
     factory = entry_factory(sitemap, context)
-    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     new_page(sitemap.section)
-    return any(item_entries(factory, languages, item, set())[0] for item in items)
+    return any(factory.entries(item, set())[0] for item in items)
 
 
 def pages_listing(sitemap: ModelSitemap, context: RenderContext, numbers: list[int]) -> set[int]:
@@ -169,16 +165,6 @@ def _chunks(page: Any) -> Iterator[Any]:
     while batch := list(page[start : start + chunk]):
         yield from batch
         start, chunk = start + len(batch), CHUNK_SIZE
-
-
-def section_items(
-    sitemap: Sitemap, number: int, context: RenderContext
-) -> Iterator[tuple[Any, Any]]:
-    if isinstance(sitemap, ModelSitemap):
-        return rows.page_items(sitemap, number)
-    if isinstance(sitemap, ContribUrlsSection):
-        return url_infos(sitemap, number, section_context(sitemap, context))
-    return list_items(sitemap, number, context)
 
 
 def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -> RenderedPage:
@@ -219,22 +205,25 @@ def write_page(
     writer: UrlsetWriter,
 ) -> tuple[Lastmod | None, Any]:
     """Write page ``number``: the newest lastmod written, the key of the first item not fitting."""
-    if isinstance(sitemap, ModelSitemap) and not sitemap.i18n and rows.reads_columns(sitemap):
-        fast = FastLoop.prepare(sitemap, factory)
-        if fast is not None:
+    items: Iterator[tuple[Any, Any]]
+    if isinstance(sitemap, ModelSitemap):
+        # None for instances, or for values the fast loop cannot write
+        if not sitemap.i18n and (fast := FastLoop.prepare(factory)) is not None:
             return fast.render(rows.page_rows(sitemap, number), writer)
+        items = rows.page_items(sitemap, number)
+    elif isinstance(sitemap, ContribUrlsSection):
+        items = url_infos(sitemap, number, factory.context)  # in the section's protocol
+    else:
+        items = list_items(sitemap, number, context)
     reader = factory.extensions.reader
-    items = section_items(sitemap, number, context)
     if reader is not None:
         items = reader.prefetching(items)
-    if sitemap.i18n:
-        return write_language_entries(sitemap, factory, items, writer)
     newest: Lastmod | None = None
     for key, item in items:
-        xml, locs = item_entries(factory, None, item, writer.locs)
+        xml, locs = factory.entries(item, writer.locs)
         if xml is None:
             continue
-        if not writer.add_xml(xml):
+        if not writer.add_xml(xml, entries=len(locs)):
             return newest, key
         writer.locs.update(locs)
         newest = later(newest, factory.last_lastmod, context.tz)
@@ -323,14 +312,13 @@ class Cut:
 
 def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) -> list[Cut]:
     factory = entry_factory(sitemap, context)
-    languages = LanguageEntries(sitemap, factory) if sitemap.i18n else None
     cuts: list[Cut] = []
     writer = new_writer(sitemap, context.stylesheet)
     start = 0
     newest: Lastmod | None = None
     undated = False
     for index, item in enumerate(items):
-        xml, locs = item_entries(factory, languages, item, writer.locs)
+        xml, locs = factory.entries(item, writer.locs)
         if xml is None:
             continue
         if not writer.add_xml(xml, entries=len(locs)):
@@ -344,20 +332,3 @@ def list_cuts(sitemap: Sitemap, context: RenderContext, items: Sequence[Any]) ->
     if writer.count:
         cuts.append(Cut(start, len(items), newest, undated))
     return cuts
-
-
-def item_entries(
-    factory: EntryFactory, languages: LanguageEntries | None, item: Any, listed: set[str]
-) -> tuple[str | None, list[str]]:
-    """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
-    if languages is not None:
-        xml = languages(item, listed)
-        return xml, languages.locs
-    xml = factory(item)
-    if xml is None:
-        return None, []
-    loc = factory.last_loc
-    if loc in listed:
-        factory.skip_duplicate(item, loc)
-        return None, []
-    return xml, [loc]

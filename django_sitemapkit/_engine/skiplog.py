@@ -61,11 +61,6 @@ def new_page(section: str | None) -> None:
         log.seen.pop(section, None)
 
 
-def remembered() -> int:
-    log = _current.get()
-    return 0 if log is None else sum(map(len, log.seen.values()))
-
-
 def log_skip(section: str | None, item: str, reason: str, *, quiet: bool = False) -> None:
     """Log a skip of ``item`` once per render (at debug level when ``quiet``: expected)."""
     log = _current.get()

@@ -87,7 +87,7 @@ def test_the_fast_path_writes_what_instances_write(
         derived = client.get("/sitemap-derived-1.xml", **HOST)
     # Every row skipped: no file (404), by each path alike.
     assert slow.status_code == fast.status_code == derived.status_code in (200, 404)
-    assert rows.reads_columns(sitemaps["derived"])
+    assert rows.url_route(sitemaps["derived"]) is not None
     if slow.status_code == 200:
         assert slow.content == fast.content == derived.content
         for entry in entries(slow.content):

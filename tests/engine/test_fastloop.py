@@ -82,7 +82,7 @@ def test_a_plain_image_column_keeps_the_fast_loop(sitemaps: Any, settings: Any, 
     register(field)
     fast = site._registry["fast"]
     factory = entry_factory(fast, make_context(BASE))
-    assert FastLoop.prepare(fast, factory) is not None
+    assert FastLoop.prepare(factory) is not None
     values = AWKWARD if field == "cover" else [v.lstrip("/") for v in AWKWARD]
     slow, fast_bytes = both(values, field)
     assert fast_bytes == slow
@@ -178,7 +178,7 @@ def written(section: str, max_bytes: int) -> tuple[Any, ...]:
 def same_either_way() -> tuple[Any, ...]:
     """The fast section writes what the slow one writes; the fast one's page."""
     fast = site._registry["fast"]
-    assert FastLoop.prepare(fast, entry_factory(fast, make_context(BASE))) is not None
+    assert FastLoop.prepare(entry_factory(fast, make_context(BASE))) is not None
     max_bytes = fast.max_bytes
     slow_page, fast_page = written("slow", max_bytes), written("fast", max_bytes)
     names = ("content", "skipped", "lastmod", "overflow key")
@@ -354,7 +354,7 @@ def test_changefreq_and_priority_columns_give_the_same_page_either_way(
     )
     fast = written("fast", MAX_BYTES_PER_FILE)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FastLoop, "prepare", classmethod(lambda cls, sitemap, factory: None))
+        patch.setattr(FastLoop, "prepare", classmethod(lambda cls, factory: None))
         general = written("fast", MAX_BYTES_PER_FILE)
     assert fast == general
     validate_urlset(fast[0])

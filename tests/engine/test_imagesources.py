@@ -11,7 +11,7 @@ from django_sitemapkit._engine.extensions import (
     target_field,
     url_of,
 )
-from django_sitemapkit._engine.rows import image_column
+from django_sitemapkit._engine.rows import row_layout
 from tests.testapp.models import Gallery, Photo
 
 
@@ -27,8 +27,9 @@ class Photos(Covers):
 
 
 def test_a_field_of_the_model_is_a_column_a_lookup_is_not() -> None:
-    assert image_column(Covers()) == "cover"
-    assert image_column(Photos()) is None
+    covers = row_layout(Covers())
+    assert covers.image is not None and covers.columns[covers.image] == "cover"
+    assert row_layout(Photos()).image is None
     assert target_field(Photos()) is Photo._meta.get_field("file")
 
 

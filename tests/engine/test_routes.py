@@ -20,7 +20,6 @@ from django_sitemapkit._engine.rows import (
     UrlTemplate,
     derivation,
     needs_instances,
-    reads_columns,
     url_route,
 )
 from django_sitemapkit._reversing import Derived, Refused
@@ -40,7 +39,7 @@ def test_a_plain_section_needs_no_instance_and_derives_its_route() -> None:
     section = Plain()
     assert needs_instances(section) is None
     assert isinstance(derivation(section), Derived)
-    assert url_route(section) == UrlRoute("article-detail", ("slug",), ("slug",), derived=True)
+    assert url_route(section) == UrlRoute("article-detail", ("slug",), ("slug",))
 
 
 class Location(Plain):
@@ -121,7 +120,6 @@ def test_a_hook_taking_items_keeps_instances(cls: Any, reason: str | None) -> No
     assert needs_instances(section) == reason
     assert derivation(section) == Refused(reason)  # type: ignore[arg-type]
     assert url_route(section) is None
-    assert not reads_columns(section)
 
 
 def test_constants_and_fields_keep_the_derived_route() -> None:
@@ -132,7 +130,7 @@ def test_constants_and_fields_keep_the_derived_route() -> None:
 
     for cls in (Constants, LastmodConstant):
         assert needs_instances(cls()) is None
-        assert url_route(cls()) == UrlRoute("article-detail", ("slug",), ("slug",), derived=True)
+        assert url_route(cls()) == UrlRoute("article-detail", ("slug",), ("slug",))
 
 
 def test_an_explicit_url_name_comes_first() -> None:
@@ -141,7 +139,6 @@ def test_an_explicit_url_name_comes_first() -> None:
         url_kwargs = {"slug": "slug"}
 
     assert url_route(Named()) == UrlRoute("article-slug", ("slug",), ("slug",))
-    assert not url_route(Named()).derived  # type: ignore[union-attr]
 
 
 def test_a_section_without_model_has_no_derived_route() -> None:
@@ -177,7 +174,7 @@ ArticleByArgs = proxy_of(Article, "RoutesArticleByArgs", by_id_and_slug)
 
 def test_positional_args_are_a_route_of_positions() -> None:
     route = url_route(type("S", (sitemapkit.ModelSitemap,), {"model": AuthorByArgs})())
-    assert route == UrlRoute("author-detail", ("pk",), None, derived=True)
+    assert route == UrlRoute("author-detail", ("pk",), None)
     template = route.template()  # type: ignore[union-attr]
     assert template.positional and template.kwarg_names == ("pk",)
     assert template.parts == ["/authors/", "/"]
@@ -213,8 +210,8 @@ def register_pair(model: Any) -> None:
     site._registry.clear()
     for section, cls in (("derived", Derived), ("slow", Slow)):
         site._registry[section] = type(cls.__name__, (cls,), {"section": section, "model": model})()
-    assert reads_columns(site._registry["derived"])
-    assert not reads_columns(site._registry["slow"])
+    assert url_route(site._registry["derived"]) is not None
+    assert url_route(site._registry["slow"]) is None
 
 
 @pytest.mark.django_db
@@ -224,7 +221,7 @@ def test_the_fast_loop_writes_int_keys_as_the_per_row_path(
     Author.objects.bulk_create(Author(pk=pk, name=f"n{pk}") for pk in (1, 2, 10, 999, 10**9))
     register_pair(AuthorByArgs)
     derived = site._registry["derived"]
-    assert FastLoop.prepare(derived, entry_factory(derived, make_context(BASE))) is not None
+    assert FastLoop.prepare(entry_factory(derived, make_context(BASE))) is not None
     calls: list[Any] = []
     general = EntryFactory.__call__
     monkeypatch.setattr(
@@ -250,9 +247,7 @@ def test_two_positional_args_give_the_per_row_bytes(sitemaps: Any) -> None:
         for slug in AWKWARD
     )
     register_pair(ArticleByArgs)
-    assert url_route(site._registry["derived"]) == UrlRoute(
-        "article-by-id", ("pk", "slug"), None, derived=True
-    )
+    assert url_route(site._registry["derived"]) == UrlRoute("article-by-id", ("pk", "slug"), None)
     fast = render_page("derived", 1, base_url=BASE, sitemaps=site)
     slow = render_page("slow", 1, base_url=BASE, sitemaps=site)
     assert fast.content == slow.content
