@@ -46,23 +46,17 @@ class _Watchdog(threading.Timer):
 
 
 @dataclass
-class Response:
+class Response(contextlib.AbstractContextManager["Response"]):
     """An answer: its status and headers (``response``), its body read until the deadline."""
 
     connection: http.client.HTTPConnection
     response: http.client.HTTPResponse
     watchdog: _Watchdog
 
-    def read(self, size: int = -1, /) -> bytes:
-        return self.response.read(None if size < 0 else size)
-
     def close(self) -> None:
         self.watchdog.cancel()
         self.response.close()
         self.connection.close()
-
-    def __enter__(self) -> Response:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

@@ -178,7 +178,7 @@ class Body:
     def read(self, size: int = -1, /) -> bytes:
         _check(self.deadline)
         try:
-            data = self.response.read(size)
+            data = self.response.response.read(None if size < 0 else size)
         except _FAILURES as exc:
             raise _failed(exc, self.deadline) from None
         _check(self.deadline)  # what was read before the cut is not the whole body

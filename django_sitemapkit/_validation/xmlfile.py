@@ -325,10 +325,8 @@ def scan(
         result.fail("xml", not_utf8)
     else:
         root = _ROOT.search(head)
-        kind = root.group(1).decode() if root is not None else None
-        result.parse(
-            head, reader, SchemaCheck(schemas[kind]) if schemas is not None and kind else None
-        )
+        schema = schemas[root.group(1).decode()] if schemas is not None and root else None
+        result.parse(head, reader, None if schema is None else SchemaCheck(schema))
     reader.drain()
     result.size, result.sha256 = reader.size, reader.hash.hexdigest()
     return result
