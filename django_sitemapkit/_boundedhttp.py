@@ -24,50 +24,39 @@ class Deadline:
         return max(0.0, self.at - time.monotonic())
 
 
-class _Watchdog(threading.Thread):
+class _Watchdog(threading.Timer):
     """Shuts the exchange's socket down once the deadline passes, until cancelled; every 50 ms
     again, as while connecting it may not exist yet or be replaced (TLS over a proxy's tunnel).
     ``sock``: the one connected, kept by the response."""
 
     def __init__(self, connection: http.client.HTTPConnection, deadline: Deadline) -> None:
-        super().__init__(daemon=True)
+        super().__init__(deadline.left(), self.shut)
+        self.daemon = True
         self.connection = connection
-        self.deadline = deadline
         self.sock: socket.socket | None = None
-        self.done = threading.Event()
         self.start()
 
-    def run(self) -> None:
-        wait = self.deadline.left()
-        while not self.done.wait(wait):
+    def shut(self) -> None:
+        while not self.finished.is_set():
             sock = self.connection.sock or self.sock
             if sock is not None:
                 with contextlib.suppress(OSError):  # closed already, or not connected yet
                     sock.shutdown(socket.SHUT_RDWR)
-            wait = 0.05
-
-    def cancel(self) -> None:
-        self.done.set()
+            self.finished.wait(0.05)
 
 
 @dataclass
-class Response:
+class Response(contextlib.AbstractContextManager["Response"]):
     """An answer: its status and headers (``response``), its body read until the deadline."""
 
     connection: http.client.HTTPConnection
     response: http.client.HTTPResponse
     watchdog: _Watchdog
 
-    def read(self, size: int = -1, /) -> bytes:
-        return self.response.read(None if size < 0 else size)
-
     def close(self) -> None:
         self.watchdog.cancel()
         self.response.close()
         self.connection.close()
-
-    def __enter__(self) -> Response:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

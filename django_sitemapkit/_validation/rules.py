@@ -25,7 +25,6 @@ MAX_PER_RULE = 10
 MAX_TRACKED = 1_000_000  # URLs of a set remembered for the duplicate rule: twenty full files
 _FIRST_SLOTS = 1 << 16
 _T = TypeVar("_T")
-Missing = tuple[str, str, str]  # a missing file, as reported: (file, message, where)
 
 
 @dataclass(frozen=True)
@@ -147,11 +146,14 @@ class SeenUrls:
 class SetCheck:
     def __init__(self, source: sources.Source, schemas: xmlfile.Schemas | None) -> None:
         self.source = source
+        self.index = source.name(source.index_url)
         self.report = Report(source.label)
         self.schemas = schemas
         self.now = datetime.datetime.now(tz=datetime.UTC) + CLOCK_SKEW
         self.seen = SeenUrls()
-        self.files: list[str] = []  # the names of the files read, by number
+        self.files: list[str] = []  # the names of the files named, by number (the index: 0)
+        self.folder = ""  # the folder of the file being read: its URLs must be in it
+        self.pages: list[xmlfile.Entry] = []  # the files the index names
         self.origin = sources.origin(source.index_url)
 
     def run(self) -> Report:
@@ -165,17 +167,16 @@ class SetCheck:
     def check_set(self) -> bool:
         """Check the index and the files it names; False when there is no index to read."""
         url = self.source.index_url
-        index, folder = self.source.name(url), sources.directory(url)
         # The index URL may name a single sitemap: its entries are then page URLs.
-        pages: list[xmlfile.Entry] = []
-        result = self.check_file(url, pages, (index, f"no index at {url}", ""))
+        result = self.check_file(url, f"no index at {url}")
         names: set[str] = set()
-        for entry in pages if result is not None and result.kind == "sitemapindex" else []:
+        for entry in self.pages if result is not None and result.kind == "sitemapindex" else []:
             where = f"entry {entry.number}"
             if entry.loc in names:
-                self.report.add(index, "duplicate", f"the index lists {entry.loc} twice", where)
-            elif self.in_scope(index, entry.loc, folder, where):
-                self.check_file(entry.loc, None, (index, f"the index names {entry.loc}", where))
+                message = f"the index lists {entry.loc} twice"
+                self.report.add(self.index, "duplicate", message, where)
+            elif self.in_scope(self.index, entry.loc, sources.directory(url), where):
+                self.check_file(entry.loc, f"the index names {entry.loc}", where)
             names.add(entry.loc)
         return result is not None
 
@@ -188,24 +189,19 @@ class SetCheck:
             return True
         return False
 
-    def check_file(
-        self, url: str, pages: list[xmlfile.Entry] | None, missing: Missing
-    ) -> xmlfile.Scan | None:
-        """Scan the file at ``url`` (the index when it collects ``pages``); None: missing/unread."""
+    def check_file(self, url: str, missing: str, where: str = "") -> xmlfile.Scan | None:
+        """Scan the file at ``url`` (the index first); None: missing or unread. ``missing`` and
+        ``where``: what the index's finding says when the file does not exist."""
         file = self.source.name(url)
-
-        def read(stream: sources.Readable) -> xmlfile.Scan:
-            self.files.append(file)
-            on_entry = self._on_entry(file, len(self.files) - 1, sources.directory(url), pages)
-            return xmlfile.scan(sources.content(stream), on_entry, self.schemas)
-
-        result = self.read(file, url, read, missing)
+        self.files.append(file)
+        self.folder = sources.directory(url)
+        result = self.read(file, url, self.scan, missing, where)
         if result is None:
             return None
         self.report.files += 1
         if result.problem is not None:
             self.report.add(file, *result.problem)
-        if pages is None and result.kind == "sitemapindex":
+        if len(self.files) > 1 and result.kind == "sitemapindex":
             self.report.add(file, "schema", "an index names another index (indexes do not nest)")
         entries = "files" if result.kind == "sitemapindex" else "URLs"
         if result.entries > MAX_ENTRIES_PER_FILE:
@@ -222,15 +218,16 @@ class SetCheck:
         file: str,
         url: str,
         read: Callable[[sources.Readable], _T],
-        missing: Missing | None = None,
+        missing: str | None = None,
+        where: str = "",
     ) -> _T | None:
         """What ``read`` makes of the file at ``url``; None when missing or unreadable (reported)."""
         try:
             stream = self.source.open(url)
             if stream is None:
                 if missing is not None:
-                    where_file, what, where = missing
-                    self.report.add(where_file, "missing", f"{what}, which does not exist", where)
+                    message = f"{missing}, which does not exist"
+                    self.report.add(self.index, "missing", message, where)
                 return None
             with closing(stream):
                 return read(stream)
@@ -244,33 +241,31 @@ class SetCheck:
                 raise
         return None
 
-    def _on_entry(
-        self, file: str, number: int, folder: str, pages: list[xmlfile.Entry] | None
-    ) -> Callable[[xmlfile.Entry], None]:
-        """The rules of each entry of file ``number``; an index's files are added to ``pages``."""
+    def scan(self, stream: sources.Readable) -> xmlfile.Scan:
+        return xmlfile.scan(sources.content(stream), self.on_entry, self.schemas)
 
-        def on_entry(entry: xmlfile.Entry) -> None:
-            where = f"entry {entry.number}"
-            value = None if entry.lastmod is None else xmlfile.parse_lastmod(entry.lastmod)
-            if value is not None and value > self.now:
-                self.report.add(file, "lastmod", f"lastmod {entry.lastmod} is in the future", where)
-            if pages is not None and entry.kind == "sitemapindex":
-                if len(pages) < MAX_ENTRIES_PER_FILE:  # the protocol's most files in an index
-                    pages.append(entry)
-                return
-            self.report.urls += 1
-            # URLs past the protocol's limit are reported as such, not remembered.
-            if (
-                not self.in_scope(file, entry.loc, folder, where)
-                or entry.number > MAX_ENTRIES_PER_FILE
-            ):
-                return
-            first = self.seen.first(entry.loc, number)
-            if first is not None:
-                also = "earlier in this file" if first == number else f"also in {self.files[first]}"
-                self.report.add(file, "duplicate", f"{entry.loc} is listed twice ({also})", where)
-
-        return on_entry
+    def on_entry(self, entry: xmlfile.Entry) -> None:
+        """The rules of each entry of the file being read; the index's files are kept in ``pages``."""
+        number, where = len(self.files) - 1, f"entry {entry.number}"
+        file = self.files[number]
+        value = None if entry.lastmod is None else xmlfile.parse_lastmod(entry.lastmod)
+        if value is not None and value > self.now:
+            self.report.add(file, "lastmod", f"lastmod {entry.lastmod} is in the future", where)
+        if number == 0 and entry.kind == "sitemapindex":
+            if len(self.pages) < MAX_ENTRIES_PER_FILE:  # the protocol's most files in an index
+                self.pages.append(entry)
+            return
+        self.report.urls += 1
+        # URLs past the protocol's limit are reported as such, not remembered.
+        if (
+            not self.in_scope(file, entry.loc, self.folder, where)
+            or entry.number > MAX_ENTRIES_PER_FILE
+        ):
+            return
+        first = self.seen.first(entry.loc, number)
+        if first is not None:
+            also = "earlier in this file" if first == number else f"also in {self.files[first]}"
+            self.report.add(file, "duplicate", f"{entry.loc} is listed twice ({also})", where)
 
     def check_twin(self, url: str, file: str, result: xmlfile.Scan) -> None:
         """The ``.gz`` beside a file, when there is one, must decompress to its bytes."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -45,10 +45,6 @@ _FAILURES = (OSError, http.client.HTTPException, ValueError)
 
 class Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes: ...
-
-
-class Stream(Readable, Protocol):
-    def close(self) -> None: ...
 
 
 class FetchError(Exception):
@@ -120,14 +116,14 @@ class FileSource:
     """Files under the directory of the index URL, each read by ``read(its name)``."""
 
     index_url: str
-    read: Callable[[str], Stream | None]
+    read: Callable[[str], BinaryIO | None]
     label: str
     robots_path: str | None = None
 
     def name(self, url: str) -> str:
         return url.removeprefix(directory(self.index_url)) or url
 
-    def open(self, url: str) -> Stream | None:
+    def open(self, url: str) -> BinaryIO | None:
         name = url.removeprefix(directory(self.index_url))
         if name == url or not name or ".." in name.split("/") or "?" in name or "#" in name:
             return None
@@ -144,8 +140,8 @@ class FileSource:
             return self.robots_path, None
 
 
-def folder_files(root: Path) -> Callable[[str], Stream | None]:
-    def read(name: str) -> Stream | None:
+def folder_files(root: Path) -> Callable[[str], BinaryIO | None]:
+    def read(name: str) -> BinaryIO | None:
         try:
             return (root / name).open("rb")
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -154,8 +150,8 @@ def folder_files(root: Path) -> Callable[[str], Stream | None]:
     return read
 
 
-def _published_files(publisher: Publisher, manifest: Manifest) -> Callable[[str], Stream | None]:
-    def read(name: str) -> Stream | None:
+def _published_files(publisher: Publisher, manifest: Manifest) -> Callable[[str], BinaryIO | None]:
+    def read(name: str) -> BinaryIO | None:
         data = None if "/" in name else publisher.read(manifest, name)
         return None if data is None else io.BytesIO(data)
 
@@ -182,7 +178,7 @@ class Body:
     def read(self, size: int = -1, /) -> bytes:
         _check(self.deadline)
         try:
-            data = self.response.read(size)
+            data = self.response.response.read(None if size < 0 else size)
         except _FAILURES as exc:
             raise _failed(exc, self.deadline) from None
         _check(self.deadline)  # what was read before the cut is not the whole body
@@ -231,20 +227,17 @@ def read_robots(url: str, deadline: Deadline, site: tuple[str, str]) -> tuple[st
         return url, body.read(ROBOTS_MAX_BYTES)
 
 
+@dataclass
 class HttpSource:
-    """A live site from an index URL; nothing off ``site`` (default: the index's) is read."""
+    """A live site from an index URL; nothing off ``site`` is read."""
 
-    def __init__(
-        self,
-        index_url: str,
-        deadline: Deadline,
-        site: tuple[str, str] | None = None,
-        robots_read: tuple[str, bytes | None] | None = None,  # read once for every index it names
-    ) -> None:
-        self.index_url = self.label = index_url
-        self.deadline = deadline
-        self.site = site or origin(index_url)
-        self.robots_read = robots_read
+    index_url: str
+    deadline: Deadline
+    site: tuple[str, str]
+    robots_read: tuple[str, bytes | None] | None = None  # read once for every index it names
+
+    def __post_init__(self) -> None:
+        self.label = self.index_url
 
     def name(self, url: str) -> str:
         return url
@@ -284,7 +277,7 @@ def live_sources(url: str, deadline: Deadline) -> list[Source]:
     (on robots.txt's own scheme and host only)."""
     path = urlsplit(url).path
     if path not in ("", "/") and not path.endswith("/robots.txt"):
-        return [HttpSource(url, deadline)]
+        return [HttpSource(url, deadline, origin(url))]
     robots = _robots_url(url)
     site = origin(robots)
     try:

@@ -75,30 +75,25 @@ def parse_lastmod(value: str) -> datetime.datetime | None:
         return None
 
 
-def lastmod_problem(value: str) -> str | None:
-    if parse_lastmod(value):
-        return None
-    return f"<lastmod> {value[:60]!r} is not a W3C date or date-time"
-
-
-def changefreq_problem(value: str) -> str | None:
-    if value in CHANGEFREQS:
-        return None
-    return f"<changefreq> {value[:60]!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-
-
-def priority_problem(value: str) -> str | None:
-    if _DECIMAL.fullmatch(value) and 0 <= float(value) <= 1:
-        return None
-    return f"<priority> {value[:60]!r} is not a number from 0.0 to 1.0"
-
-
-_CHECKS: dict[str, Callable[[str], str | None]] = {
-    "loc": loc_problem,
-    "lastmod": lastmod_problem,
-    "changefreq": changefreq_problem,
-    "priority": priority_problem,
+# The values of a field other than <loc>: the test a valid one passes, what is said of the others.
+_VALUES: dict[str, tuple[Callable[[str], object], str]] = {
+    "lastmod": (parse_lastmod, "is not a W3C date or date-time"),
+    "changefreq": (CHANGEFREQS.__contains__, f"is not one of {', '.join(sorted(CHANGEFREQS))}"),
+    "priority": (
+        lambda value: _DECIMAL.fullmatch(value) and 0 <= float(value) <= 1,
+        "is not a number from 0.0 to 1.0",
+    ),
 }
+
+
+def value_problem(field: str, value: str) -> str | None:
+    """What is wrong with the text of ``<field>`` (a field of FIELDS), or None."""
+    if field == "loc":
+        return loc_problem(value)
+    valid, problem = _VALUES[field]
+    return None if valid(value) else f"<{field}> {value[:60]!r} {problem}"
+
+
 Schemas = dict[str, Any]  # the XSDs of a folder, by root element
 
 
@@ -133,23 +128,14 @@ _SAFE = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge
 
 
 def _schema(folder: Path, name: str) -> Any:
-    parser = etree.XMLParser(**_SAFE)
-    parser.resolvers.add(_LocalResolver(folder))
-    return etree.XMLSchema(etree.parse(str(folder / name), parser))
-
-
-if etree is not None:
-
-    class _LocalResolver(etree.Resolver):  # type: ignore[misc]
-        def __init__(self, folder: Path) -> None:
-            super().__init__()
-            self.folder = folder
-
-        def resolve(self, system_url: str | None, public_id: str | None, context: Any) -> Any:
+    class LocalCopies(etree.Resolver):  # type: ignore[misc]
+        def resolve(self, system_url: str | None, _public_id: str | None, context: Any) -> Any:
             local = _LOCAL_COPIES.get(system_url or "")
-            return (
-                None if local is None else self.resolve_filename(str(self.folder / local), context)
-            )
+            return None if local is None else self.resolve_filename(str(folder / local), context)
+
+    parser = etree.XMLParser(**_SAFE)
+    parser.resolvers.add(LocalCopies())
+    return etree.XMLSchema(etree.parse(str(folder / name), parser))
 
 
 class SchemaCheck:
@@ -193,17 +179,13 @@ class Entry:
 class HashingReader:
     """``stream``, counting and hashing the bytes read through it."""
 
-    def __init__(self, stream: Readable, head: bytes = b"") -> None:
+    def __init__(self, stream: Readable) -> None:
         self.stream = stream
-        self.head = head
         self.size = 0
         self.hash = hashlib.sha256()
 
-    def read(self, size: int = -1) -> bytes:
-        if self.head:
-            data, self.head = self.head, b""
-        else:
-            data = self.stream.read(size if size and size > 0 else _CHUNK)
+    def read(self, size: int) -> bytes:
+        data = self.stream.read(size)
         self.size += len(data)
         self.hash.update(data)
         return data
@@ -220,6 +202,8 @@ class Scan:
     def __init__(self, on_entry: Callable[[Entry], None]) -> None:
         self.on_entry = on_entry
         self.kind: str | None = None  # "urlset" or "sitemapindex" once the root is read
+        self.entry = ""  # with names, FIELDS[kind]
+        self.names: tuple[str, ...] = ()
         self.entries = self.size = self.depth = 0
         self.sha256 = ""
         self.problem: tuple[str, str, str] | None = None  # (rule, message, where)
@@ -227,7 +211,7 @@ class Scan:
         self._reset()
 
     def _reset(self) -> None:
-        self.position = -1  # index in FIELDS of the last field seen
+        self.position = -1  # index in names of the last field seen
         self.foreign = False
         self.field: str | None = None
         self.loc: str | None = None
@@ -237,14 +221,17 @@ class Scan:
         if self.problem is None:
             self.problem = (rule, message, f"entry {self.entries + 1}" if self.depth > 1 else "")
 
-    def parse(self, reader: HashingReader, check: SchemaCheck | None) -> None:
+    def parse(self, head: bytes, reader: HashingReader, check: SchemaCheck | None) -> None:
+        """Parse ``head``, the bytes read so far, then the rest of ``reader``."""
         parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
+        chunk = head
         try:
-            while chunk := reader.read(_CHUNK):
+            while chunk:
                 parser.feed(chunk)
                 self._events(parser)
                 if check is not None:
                     check.feed(chunk)
+                chunk = reader.read(_CHUNK)
             if reader.size > MAX_BYTES_PER_FILE:
                 return  # read up to the protocol's cap only: the file's end is not reached
             parser.close()
@@ -272,7 +259,7 @@ class Scan:
             self.root = element
             name = tag.removeprefix(_NS)
             if name in FIELDS and tag.startswith(_NS):
-                self.kind = name
+                self.kind, (self.entry, self.names) = name, FIELDS[name]
             else:
                 self.fail(
                     "schema", f"root element {tag!r}, not <urlset> or <sitemapindex> of {_NS}"
@@ -280,53 +267,51 @@ class Scan:
         elif self.kind is None:
             return
         elif self.depth == 2:
-            entry = FIELDS[self.kind][0]
-            if tag == _NS + entry:
+            if tag == _NS + self.entry:
                 self._reset()
             elif tag.startswith(_NS) or self.entries:
                 self.fail("schema", f"unexpected {_short(tag)} in <{self.kind}>")
         elif self.depth == 3:
-            self._start_field(tag, *FIELDS[self.kind])
+            self._start_field(tag)
         elif self.depth == 4 and self.field is not None:
             self.fail("schema", f"<{self.field}> holds an element")
 
-    def _start_field(self, tag: str, entry: str, names: tuple[str, ...]) -> None:
+    def _start_field(self, tag: str) -> None:
         if not tag.startswith(_NS):
             if self.position < 0:
-                self.fail("schema", f"<{entry}> must start with <loc>, not {_short(tag)}")
+                self.fail("schema", f"<{self.entry}> must start with <loc>, not {_short(tag)}")
             self.foreign = True
             return
         name = tag.removeprefix(_NS)
         if self.position < 0 and name != "loc":
-            self.fail("schema", f"<{entry}> must start with <loc>, not <{name}>")
-        elif name not in names or names.index(name) <= self.position or self.foreign:
-            self.fail("schema", f"unexpected <{name}> in <{entry}>")
+            self.fail("schema", f"<{self.entry}> must start with <loc>, not <{name}>")
+        elif name not in self.names or self.names.index(name) <= self.position or self.foreign:
+            self.fail("schema", f"unexpected <{name}> in <{self.entry}>")
         else:
-            self.position = names.index(name)
+            self.position = self.names.index(name)
             self.field = name
 
     def _end(self, element: Any) -> None:
         if self.kind is None:
             return
-        entry = FIELDS[self.kind][0]
         if self.depth == 3 and self.field is not None:
             text = (element.text or "").strip()
-            problem = _CHECKS[self.field](text)
+            problem = value_problem(self.field, text)
             if problem is not None:
                 self.fail("schema", problem)
             elif self.field in ("loc", "lastmod"):
                 setattr(self, self.field, text)
             self.field = None
-        elif self.depth == 2 and self.field is None and element.tag == _NS + entry:
+        elif self.depth == 2 and self.field is None and element.tag == _NS + self.entry:
             self.entries += 1
             if self.loc is not None:
                 self.on_entry(Entry(self.entries, self.loc, self.lastmod, self.kind))
             elif self.position < 0:
-                self.fail("schema", f"<{entry}> has no <loc>")
+                self.fail("schema", f"<{self.entry}> has no <loc>")
             self._reset()
             self.root.clear()  # keep memory flat: the entry is read
         elif self.depth == 1 and not self.entries:
-            self.fail("schema", f"<{self.kind}> has no <{entry}>")
+            self.fail("schema", f"<{self.kind}> has no <{self.entry}>")
 
 
 def scan(
@@ -334,14 +319,14 @@ def scan(
 ) -> Scan:
     """Read ``stream`` to its end, calling ``on_entry`` per entry with a ``<loc>``."""
     result = Scan(on_entry)
-    head = stream.read(_PEEK_BYTES)
-    reader = HashingReader(stream, head)
+    reader = HashingReader(stream)
+    head = reader.read(_PEEK_BYTES)
     if (not_utf8 := _encoding_problem(head)) is not None:
         result.fail("xml", not_utf8)
     else:
         root = _ROOT.search(head)
-        kind = root.group(1).decode() if root is not None else None
-        result.parse(reader, SchemaCheck(schemas[kind]) if schemas is not None and kind else None)
+        schema = schemas[root.group(1).decode()] if schemas is not None and root else None
+        result.parse(head, reader, None if schema is None else SchemaCheck(schema))
     reader.drain()
     result.size, result.sha256 = reader.size, reader.hash.hexdigest()
     return result

@@ -24,7 +24,7 @@ from django_sitemapkit._validation import xmlfile as values
 )
 def test_lastmods_the_schema_allows(text: str, expected: datetime.datetime) -> None:
     assert values.parse_lastmod(text) == expected
-    assert values.lastmod_problem(text) is None
+    assert values.value_problem("lastmod", text) is None
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,10 @@ def test_lastmods_the_schema_allows(text: str, expected: datetime.datetime) -> N
 )
 def test_lastmods_the_schema_refuses(text: str) -> None:
     assert values.parse_lastmod(text) is None
-    assert values.lastmod_problem(text) == f"<lastmod> {text!r} is not a W3C date or date-time"
+    assert (
+        values.value_problem("lastmod", text)
+        == f"<lastmod> {text!r} is not a W3C date or date-time"
+    )
 
 
 @pytest.mark.parametrize(
@@ -53,25 +56,20 @@ def test_locations(text: str, problem: str | None) -> None:
 
 
 def test_changefreq_and_priority() -> None:
-    assert values.changefreq_problem("weekly") is None
-    assert values.changefreq_problem("Weekly") is not None
-    assert [values.priority_problem(v) is None for v in ["0", "0.5", "1.0", ".3", "+1"]] == [
-        True
-    ] * 5
-    assert [values.priority_problem(v) is None for v in ["1.01", "-0.1", "x", "1e-1", ""]] == [
-        False
-    ] * 5
+    assert values.value_problem("changefreq", "weekly") is None
+    assert values.value_problem("changefreq", "Weekly") is not None
+    assert [
+        values.value_problem("priority", v) is None for v in ["0", "0.5", "1.0", ".3", "+1"]
+    ] == [True] * 5
+    assert [
+        values.value_problem("priority", v) is None for v in ["1.01", "-0.1", "x", "1e-1", ""]
+    ] == [False] * 5
 
 
 @given(st.text(max_size=40))
 def test_any_text_is_judged_without_crashing(text: str) -> None:
-    for check in (
-        values.loc_problem,
-        values.lastmod_problem,
-        values.changefreq_problem,
-        values.priority_problem,
-    ):
-        problem = check(text)
+    for field in ("loc", "lastmod", "changefreq", "priority"):
+        problem = values.value_problem(field, text)
         assert problem is None or problem.startswith("<")
 
 

@@ -61,8 +61,7 @@ class Command(BaseCommand):
         reports = [SetCheck(source, schemas).run() for source in sources]
         render = as_json if options["format"] == "json" else as_text
         self.stdout.write(render(reports), ending="")
-        problems = sum(len(report.findings) for report in reports)
-        if problems:
+        if problems := sum(len(report.findings) for report in reports):
             raise CommandError(f"{problems:,} problem(s) found.", returncode=1)
 
 
