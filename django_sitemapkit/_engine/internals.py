@@ -48,14 +48,6 @@ def compiled_sql(queryset: QuerySet[Any]) -> tuple[str, tuple[Any, ...]]:
     return sql, tuple(params)
 
 
-def converted_rows(queryset: QuerySet[Any], rows: list[Any]) -> Iterator[Sequence[Any]]:
-    """``rows`` of SQL selecting as ``queryset`` does, converted as its own (no public API can)."""
-    compiler = queryset.query.get_compiler(using=queryset.db)
-    compiler.setup_query()
-    converted: Iterator[Sequence[Any]] = compiler.results_iter(results=[rows])
-    return converted
-
-
 def yields_instances(queryset: QuerySet[Any]) -> bool:
     """Whether ``queryset`` yields plain instances (a polymorphic manager's: only this tells)."""
     return queryset._iterable_class is ModelIterable

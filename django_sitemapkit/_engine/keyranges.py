@@ -1,10 +1,9 @@
-"""Page figures: all key ranges' in one ``UNION ALL`` of aggregates, each shape compiled once."""
+"""Page figures: every key range's count and newest lastmod, in one ``UNION ALL`` of aggregates."""
 
 from __future__ import annotations
 
 import datetime
 import hashlib
-import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,14 +12,10 @@ from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections, models
 from django.db.models import Count, IntegerField, Max, Q, QuerySet, Value
 
-from django_sitemapkit._engine.internals import compiled_sql, converted_rows
+from django_sitemapkit._engine.internals import compiled_sql
 from django_sitemapkit._protocol.w3c import Lastmod, to_aware
 
 UNION_BATCH_SIZE = 400  # SQLite refuses compound statements of over 500 SELECTs by default
-
-# Replaced per range; within every integer type (the ORM drops out-of-range bounds), unlike filters.
-TAG_PLACEHOLDER = 2_100_000_001
-INTEGER_KEY_PLACEHOLDERS = (2_100_000_002, 2_100_000_003)
 
 
 KeyRange = tuple[str | None, str | None]  # [start, end): keys as text, as recorded; None: open
@@ -56,21 +51,11 @@ class PageFigures:
         return cls(number, count, None if undated else newest, fingerprint)
 
 
-@dataclass
-class _Shape:
-    sql: str
-    params: list[Any]
-    tag_at: int
-    start_at: int | None
-    end_at: int | None
-
-
 class RangeAggregator:
     def __init__(
         self, queryset: QuerySet[Any], lastmod_field: str | None, *, nullable: bool = False
     ) -> None:
         self.queryset = queryset.order_by()
-        self._connection = connections[queryset.db]
         pk = queryset.model._meta.pk
         assert pk is not None
         self.pk: models.Field[Any, Any] = pk
@@ -102,20 +87,12 @@ class RangeAggregator:
         return figures
 
     def _rows(self, ranges: Sequence[KeyRange]) -> Iterator[Sequence[Any]]:
-        shapes: dict[tuple[bool, bool], _Shape] = {}
-        for start, end in ranges:
-            kind = (start is not None, end is not None)
-            shape = shapes.get(kind) or self._compile(*kind)
-            if shape is None:
-                return self._rows_by_orm(ranges)
-            shapes[kind] = shape
-        rows: list[Any] = []
-        with self._connection.cursor() as cursor:
-            for sql, params in self._statements(ranges, shapes):
-                cursor.execute(sql, params)
-                rows.extend(cursor.fetchall())
-        # Every statement selects the same columns as a part: its compiler converts them.
-        return converted_rows(self._part(0, None, None), rows)
+        """Every range's aggregates tagged with its position, a ``UNION ALL`` per batch."""
+        parts = [self._part(tag, start, end) for tag, (start, end) in enumerate(ranges)]
+        size = self._batch_size(parts[0])
+        for first in range(0, len(parts), size):
+            batch = parts[first : first + size]
+            yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
 
     def _part(self, tag: int, start: str | None, end: str | None) -> QuerySet[Any]:
         part: QuerySet[Any] = (
@@ -127,68 +104,16 @@ class RangeAggregator:
         )
         return part
 
-    def _compile(self, has_start: bool, has_end: bool) -> _Shape | None:
-        placeholders = self._key_placeholders()
-        if placeholders is None:
-            return None
-        low, high = placeholders
-        query = self._part(TAG_PLACEHOLDER, low if has_start else None, high if has_end else None)
+    def _batch_size(self, part: QuerySet[Any]) -> int:
+        """Parts per statement, within the database's parameters per query."""
+        max_params = connections[self.queryset.db].features.max_query_params
         try:
-            sql, compiled = compiled_sql(query)
+            per_part = len(compiled_sql(part)[1])
         except (EmptyResultSet, FullResultSet):
-            return None
-        params = list(compiled)
-        tag_at = only_position(params, TAG_PLACEHOLDER)
-        start_at = only_position(params, self._prepare(low)) if has_start else None
-        end_at = only_position(params, self._prepare(high)) if has_end else None
-        if tag_at is None or (has_start and start_at is None) or (has_end and end_at is None):
-            return None
-        return _Shape(sql, params, tag_at, start_at, end_at)
-
-    def _key_placeholders(self) -> tuple[str, str] | None:
-        field = key_field(self.pk)
-        low, high = INTEGER_KEY_PLACEHOLDERS
-        if isinstance(field, models.IntegerField):
-            return str(low), str(high)
-        if isinstance(field, models.UUIDField):
-            return str(uuid.UUID(int=low)), str(uuid.UUID(int=high))
-        if isinstance(field, models.CharField | models.TextField):
-            return "\x00sitemapkit-low\x00", "\x00sitemapkit-high\x00"
-        return None
-
-    def _prepare(self, text: str) -> Any:
-        value = self.pk.get_prep_value(self.pk.to_python(text))
-        return self.pk.get_db_prep_value(value, self._connection, prepared=True)
-
-    def _statements(
-        self, ranges: Sequence[KeyRange], shapes: dict[tuple[bool, bool], _Shape]
-    ) -> Iterator[tuple[str, list[Any]]]:
-        batch_size = UNION_BATCH_SIZE
-        max_params = self._connection.features.max_query_params
-        if max_params:
-            per_part = max(len(shape.params) for shape in shapes.values())
-            batch_size = max(1, min(batch_size, max_params // per_part))
-        for first in range(0, len(ranges), batch_size):
-            sqls: list[str] = []
-            params: list[Any] = []
-            for tag in range(first, min(first + batch_size, len(ranges))):
-                start, end = ranges[tag]
-                shape = shapes[(start is not None, end is not None)]
-                values = list(shape.params)
-                values[shape.tag_at] = type(values[shape.tag_at])(tag)
-                if start is not None and shape.start_at is not None:
-                    values[shape.start_at] = self._prepare(start)
-                if end is not None and shape.end_at is not None:
-                    values[shape.end_at] = self._prepare(end)
-                sqls.append(shape.sql)
-                params.extend(values)
-            yield " UNION ALL ".join(sqls), params
-
-    def _rows_by_orm(self, ranges: Sequence[KeyRange]) -> Iterator[Sequence[Any]]:
-        parts = [self._part(tag, start, end) for tag, (start, end) in enumerate(ranges)]
-        for first in range(0, len(parts), UNION_BATCH_SIZE):
-            batch = parts[first : first + UNION_BATCH_SIZE]
-            yield from batch[0].union(*batch[1:], all=True) if len(batch) > 1 else batch[0]
+            per_part = 0
+        if not (max_params and per_part):
+            return UNION_BATCH_SIZE
+        return max(1, min(UNION_BATCH_SIZE, max_params // per_part))
 
 
 def in_range(pk: models.Field[Any, Any], start: str | None, end: str | None) -> Q:
@@ -198,20 +123,3 @@ def in_range(pk: models.Field[Any, Any], start: str | None, end: str | None) -> 
     if end is not None:
         q &= Q(pk__lt=pk.to_python(end))
     return q
-
-
-def only_position(params: Sequence[Any], value: Any) -> int | None:
-    positions = [
-        index
-        for index, param in enumerate(params)
-        if type(param) is not bool and isinstance(param, type(value)) and param == value
-    ]
-    return positions[0] if len(positions) == 1 else None
-
-
-def key_field(pk: models.Field[Any, Any]) -> models.Field[Any, Any]:
-    """The field holding a primary key's values: through parent links (multi-table inheritance)."""
-    field: Any = pk
-    while field.is_relation:
-        field = field.target_field
-    return field  # type: ignore[no-any-return]

@@ -26,7 +26,6 @@ from django_sitemapkit._engine import internals
 from django_sitemapkit._engine.internals import (
     bound_alias,
     compiled_sql,
-    converted_rows,
     iterate_rows,
     selected_converters,
     yields_instances,
@@ -234,52 +233,6 @@ def test_compiled_sql_runs_to_the_rows_of_the_queryset(make: Callable[[], QueryS
         "other rows than the queryset's: Django changed Query.get_compiler(using=) or "
         "SQLCompiler.as_sql() (returns (sql, params))"
     )
-
-
-def test_compiled_sql_keeps_the_values_out_of_the_sql() -> None:
-    # keyranges finds its placeholders among the parameters, by value and type.
-    queryset = (
-        Article.objects.filter(pk__gte=2_100_000_002, pk__lt=2_100_000_003)
-        .annotate(tag=Value(2_100_000_001, output_field=IntegerField()))
-        .values_list("tag", "slug")
-    )
-    sql, params = compiled_sql(queryset)
-    assert [params.count(value) for value in (2_100_000_001, 2_100_000_002, 2_100_000_003)] == [
-        1,
-        1,
-        1,
-    ], f"SQLCompiler.as_sql() no longer passes filter and Value() values as parameters: {params}"
-    assert "2100000001" not in sql
-    assert sql.count("%s") == len(params), "SQLCompiler.as_sql() changed its placeholder style"
-
-
-# --------------------------------------------------------------------------- converted_rows
-
-
-@pytest.mark.parametrize("name", list(QUERYSETS))
-def test_converted_rows_converts_hand_fetched_rows_like_the_orm(name: str) -> None:
-    queryset = QUERYSETS[name]()
-    raw = fetched(queryset)
-    expected = list(queryset)
-    got = list(converted_rows(queryset, raw))
-    assert typed(tuple(row) for row in got) == typed(expected), (
-        "internals.converted_rows() no longer converts rows as the ORM does: Django changed "
-        "SQLCompiler.setup_query() (select, col_count) or results_iter(results=)"
-    )
-
-
-def test_the_conversion_tests_have_something_to_convert() -> None:
-    if not converts_on_this_backend():
-        pytest.skip(f"{connection.vendor} hands out values the ORM does not convert")
-    for name in ("articles", "documents", "part"):
-        queryset = QUERYSETS[name]()
-        assert typed(fetched(queryset)) != typed(queryset), (
-            f"the {connection.vendor} driver now returns the {name} rows as the ORM does: "
-            "the conversion tests no longer show that converters are applied"
-        )
-
-
-# --------------------------------------------------------------------------- selected_converters
 
 
 @pytest.mark.parametrize("name", list(QUERYSETS))

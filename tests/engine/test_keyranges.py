@@ -78,20 +78,7 @@ def test_without_lastmod_field_only_counts(articles: list[Any]) -> None:
     assert figures(aggregator, ranges) == [(expected(articles, r)[0], None) for r in ranges]
 
 
-def test_the_compiled_sql_is_reused_on_this_database(
-    articles: list[Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def no_orm_parts(*args: Any) -> Any:
-        raise AssertionError("fell back to one ORM part per range")
-
-    monkeypatch.setattr(RangeAggregator, "_rows_by_orm", no_orm_parts)
-    keys = sorted(key for key, _ in articles)
-    ranges = random_ranges(keys, 50, seed=3)
-    aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
-    assert figures(aggregator, ranges) == [expected(articles, r) for r in ranges]
-
-
-def test_uuid_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_uuid_keys() -> None:
     Document.objects.bulk_create(
         Document(updated_at=T0 + datetime.timedelta(minutes=i)) for i in range(60)
     )
@@ -101,20 +88,9 @@ def test_uuid_keys(monkeypatch: pytest.MonkeyPatch) -> None:
         (str(ordered[i][0]), str(ordered[i + 10][0])) for i in range(0, 50, 10)
     ]
     ranges.append((str(ordered[50][0]), None))
-    monkeypatch.setattr(RangeAggregator, "_rows_by_orm", None)  # must not be needed
     stats = figures(RangeAggregator(Document.objects.all(), "updated_at"), ranges)
     newest = [max(lastmod for _, lastmod in ordered[i : i + 10]) for i in range(0, 60, 10)]
     assert stats == [(10, lastmod) for lastmod in newest]
-
-
-def test_a_key_field_whose_values_cannot_be_placed_falls_back_to_the_orm(
-    articles: list[Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(RangeAggregator, "_key_placeholders", lambda self: None)
-    keys = sorted(key for key, _ in articles)
-    ranges = random_ranges(keys, 30, seed=4)
-    aggregator = RangeAggregator(Article.objects.filter(published=True), "updated_at")
-    assert figures(aggregator, ranges) == [expected(articles, r) for r in ranges]
 
 
 def test_one_statement_per_batch(articles: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
