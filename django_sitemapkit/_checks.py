@@ -16,7 +16,7 @@ from django_sitemapkit._engine.rendering import INDEX_AT_ROOT_HINT, IndexDirecto
 from django_sitemapkit._engine.rows import route_report
 from django_sitemapkit._indexnow import config_problems
 from django_sitemapkit._publishing.selection import folder_problem
-from django_sitemapkit._siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
+from django_sitemapkit._siteconfig import SitesError, configured_sites, selected_sites
 from django_sitemapkit._sitemapchecks import describe
 from django_sitemapkit._sites import registries
 
@@ -127,8 +127,12 @@ def check_index_directory(
 ) -> list[CheckMessage]:
     """E014: sections whose URLs the index's directory cannot list, as known without rows."""
     errors: list[CheckMessage] = []
+    try:
+        configs = selected_sites(None)  # the sites of SITES, else BASE_URL's (None)
+    except SitesError:
+        configs = []  # E020
     for site in registries():
-        for config in _base_urls():
+        for config in configs:
             try:
                 url = base_url() if config is None else config.base_url
                 directory = IndexDirectory(url, site.name)
@@ -152,14 +156,6 @@ def check_index_directory(
     return errors
 
 
-def _base_urls() -> list[SiteConfig | None]:
-    """The sites of SITES, else BASE_URL's (None); none when SITES is broken (E020)."""
-    try:
-        return selected_sites(None)
-    except SitesError:
-        return []
-
-
 def check_url_routes(
     app_configs: Sequence[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
@@ -175,10 +171,10 @@ def check_url_routes(
                 continue
             fast, how = report
             message = f"Sitemap section {sitemap.name!r}: {how}."
-            if fast:
-                messages.append(Info(message, id="sitemapkit.I002"))
-            else:
-                messages.append(Info(message, hint=_PER_ROW_HINT, id="sitemapkit.I001"))
+            hint, check_id = (
+                (None, "sitemapkit.I002") if fast else (_PER_ROW_HINT, "sitemapkit.I001")
+            )
+            messages.append(Info(message, hint=hint, id=check_id))
     return messages
 
 

@@ -171,11 +171,16 @@ class ModelSitemap(Sitemap):
         """The model field lastmod is read from, or None when there is none."""
         if self.lastmod_field is None or self.model is None:
             return None
-        try:
-            field = self.model._meta.get_field(self.lastmod_field)
-        except FieldDoesNotExist:
-            return None
-        return field if isinstance(field, models.DateField) else None
+        return date_field(self.model, self.lastmod_field)
+
+
+def date_field(model: type[models.Model], name: str) -> models.Field[Any, Any] | None:
+    """``model``'s field ``name`` if it is a date or datetime field, else None."""
+    try:
+        field = model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
+    return field if isinstance(field, models.DateField) else None
 
 
 class StaticViewSitemap(Sitemap):

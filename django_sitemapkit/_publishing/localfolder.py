@@ -80,14 +80,6 @@ class LocalPublisher:
         self.root.mkdir(parents=True, exist_ok=True)
         return open(self.root / LOCK_NAME, "a+")
 
-    def _current_dir(self) -> Path | None:
-        link = self.root / CURRENT_LINK
-        try:
-            target = os.readlink(link)
-        except OSError:
-            return None
-        return self.root / target
-
     def cleanup(self) -> int:
         """Temporary folders of dead builds, and generations older than the previous one."""
         removed = 0
@@ -117,8 +109,9 @@ class LocalPublisher:
         return removed
 
     def manifest(self) -> Manifest | None:
-        current = self._current_dir()
-        if current is None:
+        try:
+            current = self.root / os.readlink(self.root / CURRENT_LINK)
+        except OSError:
             return None
         # Generations never change once published: the parsed manifest is cached per generation.
         if self._manifest_cache is not None and self._manifest_cache[0] == current.name:
