@@ -111,14 +111,12 @@ def check_sites(
         for name in site.sections():
             other = owners.setdefault(name, site.name)
             if other != site.name:
-                errors.append(
-                    Error(
-                        f"Sitemap section {name!r} is registered in the sites {other!r} and "
-                        f"{site.name!r}: sections share cached files and page boundaries by name.",
-                        hint="Register it under another section= in one of them.",
-                        id="sitemapkit.E015",
-                    )
+                message = (
+                    f"Sitemap section {name!r} is registered in the sites {other!r} and "
+                    f"{site.name!r}: sections share cached files and page boundaries by name."
                 )
+                hint = "Register it under another section= in one of them."
+                errors.append(Error(message, hint=hint, id="sitemapkit.E015"))
     return errors
 
 
@@ -146,11 +144,8 @@ def check_index_directory(
                 with without_database():
                     misplaced = directory.misplaced(sitemap)
                 if misplaced is not None:
-                    error = Error(
-                        f"{describe(sitemap)} {misplaced}",
-                        hint=INDEX_AT_ROOT_HINT,
-                        id="sitemapkit.E014",
-                    )
+                    message = f"{describe(sitemap)} {misplaced}"
+                    error = Error(message, hint=INDEX_AT_ROOT_HINT, id="sitemapkit.E014")
                     if error not in errors:
                         errors.append(error)
     return errors

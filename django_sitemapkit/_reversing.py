@@ -13,8 +13,6 @@ import inspect
 import os
 import textwrap
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,10 +44,8 @@ def default_language() -> str:
         return code
 
 
-@contextmanager
-def rendering_language() -> Iterator[None]:
-    with translation.override(default_language()):
-        yield
+def rendering_language() -> translation.override:
+    return translation.override(default_language())
 
 
 _REVERSES = (reverse, reverse_lazy)
@@ -109,11 +105,10 @@ def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except SyntaxError:
         return Refused("the source of get_absolute_url() does not parse on its own")
-    where = f"{_short(filename)}:{first}"
     function = tree.body[0] if tree.body else None
-    if not isinstance(function, ast.FunctionDef):
-        return Refused("get_absolute_url is not a def", where, lines[0].strip())
     try:
+        if not isinstance(function, ast.FunctionDef):
+            raise _Stop(None, "get_absolute_url is not a def")
         url_name, fields, kwargs = _Reader(model, method).read(function)
     except _Stop as stop:
         node, reason = stop.args
@@ -123,7 +118,7 @@ def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
             f"{_short(filename)}:{first + line_number - 1}",
             lines[line_number - 1].strip() if line_number <= len(lines) else "",
         )
-    return Derived(url_name, fields, kwargs, where)
+    return Derived(url_name, fields, kwargs, f"{_short(filename)}:{first}")
 
 
 def _short(filename: str) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
@@ -69,13 +70,12 @@ class Sitemap:
 
     def get_model(self) -> type[models.Model] | None:
         """The model whose saves change this section: ``model``, else that of ``items()``'s QuerySet."""
-        if self.model is not None:
-            return self.model
-        if "_items_model" not in self.__dict__:
-            items = self.items()
-            self.__dict__["_items_model"] = items.model if isinstance(items, QuerySet) else None
-        model: type[models.Model] | None = self.__dict__["_items_model"]
-        return model
+        return self.model if self.model is not None else self._items_model
+
+    @functools.cached_property
+    def _items_model(self) -> type[models.Model] | None:
+        items = self.items()
+        return items.model if isinstance(items, QuerySet) else None
 
     def for_site(self, items: Any, site: SiteConfig) -> Any:
         """The part of ``items`` (what ``items()`` or ``get_queryset()`` gives) ``site`` lists.
@@ -219,16 +219,9 @@ class UrlName(NamedTuple):
 
     @classmethod
     def of(cls, entry: Any) -> UrlName:
-        if isinstance(entry, str):
-            return cls(entry)
-        name, *rest = entry
-        args: tuple[Any, ...] = ()
-        kwargs: dict[str, Any] = {}
-        for part in rest:
-            if isinstance(part, Mapping):
-                kwargs = dict(part)
-            else:
-                args = tuple(part)
+        name, *rest = (entry,) if isinstance(entry, str) else entry
+        args = next((tuple(part) for part in rest if not isinstance(part, Mapping)), ())
+        kwargs = next((dict(part) for part in rest if isinstance(part, Mapping)), {})
         return cls(name, args, kwargs)
 
 

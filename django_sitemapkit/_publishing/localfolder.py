@@ -13,7 +13,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, BinaryIO, ParamSpec, TypeVar
+from typing import IO, ParamSpec, TypeVar
 
 from django_sitemapkit._publishing.base import (
     MANIFEST_NAME,
@@ -152,14 +152,9 @@ class LocalTransaction:
 
     @_storage_failure
     def write(self, name: str, data: bytes) -> None:
-        handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by _sync_and_close
-        try:
-            handle.write(data)
-            handle.flush()
-        except BaseException:
-            handle.close()
-            raise
-        self._syncs.append(self._syncer.submit(_sync_and_close, handle))
+        path = self.temp / name
+        path.write_bytes(data)
+        self._syncs.append(self._syncer.submit(_fsync, path))
 
     def _wait_for_syncs(self) -> None:
         try:
@@ -216,19 +211,17 @@ def _read_holder(handle: IO[str]) -> str:
     return handle.read().strip()
 
 
-def _sync_and_close(handle: BinaryIO) -> None:
+def _fsync(path: Path) -> None:
+    """Flush ``path``'s data to disk: an fsync through any descriptor flushes the file's."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        os.fsync(handle.fileno())
+        os.fsync(fd)
     finally:
-        handle.close()
+        os.close(fd)
 
 
 def fsync_directory(directory: Path) -> None:
     """Make renames inside ``directory`` durable (POSIX; a no-op on Windows, which cannot open
     a directory so and where a replace is as durable as it gets)."""
     with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync(directory)
