@@ -21,9 +21,7 @@ from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, date_field
 
 
 def is_contrib_sitemap(value: object) -> bool:
-    if isinstance(value, type):
-        return issubclass(value, ContribSitemap)
-    return isinstance(value, ContribSitemap)
+    return issubclass(value if isinstance(value, type) else type(value), ContribSitemap)
 
 
 # contrib's hooks sitemapkit does not call, and what it does instead (docs/migrating.md).

@@ -74,9 +74,7 @@ class Refused:
     line: str = ""
 
     def describe(self) -> str:
-        if not self.where:
-            return self.reason
-        return f"{self.where}: {self.reason}: {self.line}"
+        return f"{self.where}: {self.reason}: {self.line}" if self.where else self.reason
 
 
 class _Stop(Exception):

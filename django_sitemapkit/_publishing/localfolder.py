@@ -99,14 +99,13 @@ class LocalPublisher:
         return False
 
     def prune(self, keep: set[str | None]) -> int:
-        removed = 0
         generations = self.root / GENERATIONS_DIR
-        if generations.is_dir():
-            for entry in generations.iterdir():
-                if entry.name not in keep:
-                    shutil.rmtree(entry, ignore_errors=True)
-                    removed += 1
-        return removed
+        if not generations.is_dir():
+            return 0
+        old = [entry for entry in generations.iterdir() if entry.name not in keep]
+        for entry in old:
+            shutil.rmtree(entry, ignore_errors=True)
+        return len(old)
 
     def manifest(self) -> Manifest | None:
         try:
