@@ -5,7 +5,6 @@ builds: the kernel releases it when a build dies, even by SIGKILL."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import functools
 import os
@@ -64,15 +63,13 @@ class LocalPublisher:
                 poll=LOCK_POLL_SECONDS,
                 description=self.description,
             )
-            handle.seek(0)
-            handle.truncate()
+            handle.truncate(0)  # opened to append: the write goes to the start
             handle.write(f"{lock_holder_label()}\n")
             handle.flush()
             try:
                 yield
             finally:
-                handle.seek(0)
-                handle.truncate()
+                handle.truncate(0)
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     @_storage_failure
@@ -198,9 +195,7 @@ class LocalTransaction:
 def _try_flock(handle: IO[str]) -> bool:
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        if exc.errno not in (errno.EAGAIN, errno.EACCES):
-            raise
+    except (BlockingIOError, PermissionError):  # EAGAIN, or EACCES where flock() is emulated
         return False
     return True
 
