@@ -139,9 +139,7 @@ class LocalTransaction:
         self.generation = generation
         self.temp = publisher.root / f"{TEMP_PREFIX}{generation}"
         self.temp.mkdir(parents=True)
-        self.previous_dir = (
-            None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
-        )
+        self.previous = previous
         # Fsynced on a thread while rendering goes on; publish() waits for all before its rename.
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
@@ -161,8 +159,8 @@ class LocalTransaction:
 
     @_storage_failure
     def keep(self, name: str) -> None:
-        assert self.previous_dir is not None
-        source = self.previous_dir / name
+        assert self.previous is not None
+        source = self.publisher.root / GENERATIONS_DIR / self.previous.generation / name
         try:
             os.link(source, self.temp / name)
         except OSError:
@@ -176,8 +174,7 @@ class LocalTransaction:
         root = self.publisher.root
         generations = root / GENERATIONS_DIR
         generations.mkdir(exist_ok=True)
-        final = generations / self.generation
-        os.rename(self.temp, final)
+        os.rename(self.temp, generations / self.generation)
         fsync_directory(generations)
         # rename(2) over an existing symlink is atomic: readers resolve the old target or the new.
         staging = root / f"{TEMP_PREFIX}link-{self.generation}"
