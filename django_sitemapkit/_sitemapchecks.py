@@ -45,9 +45,8 @@ class SitemapChecks:
         return [message for message in found if message is not None]
 
     def _check_languages(self, sitemap: Any, label: str) -> CheckMessage | None:
-        if not sitemap.i18n:
-            return None
-        unknown = [code for code in sitemap.get_languages() if code not in site_languages()]
+        codes = sitemap.get_languages() if sitemap.i18n else []
+        unknown = [code for code in codes if code not in site_languages()]
         if not unknown:
             return None
         return Error(

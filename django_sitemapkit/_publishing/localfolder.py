@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, ParamSpec, TypeVar
+from typing import IO
 
 from django_sitemapkit._publishing.base import (
     MANIFEST_NAME,
@@ -30,21 +29,14 @@ LOCK_NAME = ".sitemapkit-build.lock"
 # A flock costs nothing to try, so a waiting build retries it often.
 LOCK_POLL_SECONDS = 0.2
 
-P = ParamSpec("P")
-R = TypeVar("R")
 
-
-def _storage_failure(write: Callable[P, R]) -> Callable[P, R]:
-    """``write``, raising an OSError (a read-only folder, a full disk) as a PublishError."""
-
-    @functools.wraps(write)
-    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return write(*args, **kwargs)
-        except OSError as exc:
-            raise PublishError(f"Cannot write the sitemap files: {exc}") from exc
-
-    return wrapped
+@contextlib.contextmanager
+def _storage_failure() -> Iterator[None]:
+    """Raise an OSError (a read-only folder, a full disk) as a PublishError; also a decorator."""
+    try:
+        yield
+    except OSError as exc:
+        raise PublishError(f"Cannot write the sitemap files: {exc}") from exc
 
 
 class LocalPublisher:
@@ -72,7 +64,7 @@ class LocalPublisher:
                 handle.truncate(0)
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    @_storage_failure
+    @_storage_failure()
     def _open_lock(self) -> IO[str]:
         self.root.mkdir(parents=True, exist_ok=True)
         return open(self.root / LOCK_NAME, "a+")
@@ -131,7 +123,7 @@ class LocalPublisher:
 
 
 class LocalTransaction:
-    @_storage_failure
+    @_storage_failure()
     def __init__(
         self, publisher: LocalPublisher, generation: str, previous: Manifest | None
     ) -> None:
@@ -144,7 +136,7 @@ class LocalTransaction:
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
 
-    @_storage_failure
+    @_storage_failure()
     def write(self, name: str, data: bytes) -> None:
         path = self.temp / name
         path.write_bytes(data)
@@ -157,7 +149,7 @@ class LocalTransaction:
         finally:
             self._syncer.shutdown(wait=True)
 
-    @_storage_failure
+    @_storage_failure()
     def keep(self, name: str) -> None:
         assert self.previous is not None
         source = self.publisher.root / GENERATIONS_DIR / self.previous.generation / name
@@ -166,7 +158,7 @@ class LocalTransaction:
         except OSError:
             shutil.copy2(source, self.temp / name)
 
-    @_storage_failure
+    @_storage_failure()
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
         write_index_and_manifest(self.write, index, manifest)
         self._wait_for_syncs()

@@ -92,11 +92,10 @@ def published_file(
         return None
     if name.removesuffix(".gz") == INDEX_NAME:
         stamp = manifest.index_lastmod
-    else:
-        record = manifest.record_for(name)
-        if record is None:
-            raise FileNotFoundError(name)
+    elif (record := manifest.record_for(name)) is not None:
         stamp = record.lastmod
+    else:
+        raise FileNotFoundError(name)
     data = publisher.read(manifest, name)
     if data is None:
         raise FileNotFoundError(name)
