@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 
 from django_sitemapkit._protocol.extensionxml import XHTML_NS
 from django_sitemapkit._protocol.writer import MAX_ENTRIES_PER_FILE
-from django_sitemapkit._sitemapchecks import ModelSitemapChecks, SitemapChecks, describe
+from django_sitemapkit._sitemapchecks import describe
 from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, date_field
 
 
@@ -49,20 +49,13 @@ def unused_hooks(sitemap: Any) -> list[CheckMessage]:
     ]
 
 
-class ContribChecks(SitemapChecks):
-    def check(self, sitemap: Any) -> list[CheckMessage]:
-        return [*super().check(sitemap), *unused_hooks(sitemap)]
-
-
-class ContribModelChecks(ContribChecks, ModelSitemapChecks):
-    pass
-
-
 class ContribSection(Sitemap):
     """A section reading a ``django.contrib.sitemaps.Sitemap`` instance, ``contrib``."""
 
     contrib: ClassVar[ContribSitemap[Any]]
-    checks_class: ClassVar[type[SitemapChecks]] = ContribChecks
+
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
+        return [*super().check(**kwargs), *unused_hooks(self)]
 
     def items(self) -> Sequence[Any] | QuerySet[Any]:
         return self.contrib.items()  # type: ignore[return-value]
@@ -84,7 +77,9 @@ class ContribModelSection(ModelSitemap):
     ``date_field``), read as one: paged by key ranges, built incrementally, fast path if it can."""
 
     contrib: ClassVar[GenericSitemap[Any]]
-    checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
+
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
+        return [*super().check(**kwargs), *unused_hooks(self)]
 
     def items(self) -> QuerySet[Any]:
         return self.contrib.items()
