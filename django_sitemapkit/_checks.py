@@ -46,11 +46,9 @@ def check_settings(
         message = f"SITEMAPKIT['STORAGE'] names {storage!r}, which is not in settings.STORAGES."
         hint = "Name a STORAGES alias, or None for the local BUILD_DIR."
         errors.append(Error(message, hint=hint, id="sitemapkit.E012"))
-    cache_alias = raw.get("CACHE_ALIAS", "default")
-    if cache_alias not in settings.CACHES:
-        message = (
-            f"SITEMAPKIT['CACHE_ALIAS'] names {cache_alias!r}, which is not in settings.CACHES."
-        )
+    alias = raw.get("CACHE_ALIAS", "default")
+    if alias not in settings.CACHES:
+        message = f"SITEMAPKIT['CACHE_ALIAS'] names {alias!r}, which is not in settings.CACHES."
         errors.append(Error(message, id="sitemapkit.E013"))
     hint = 'INDEXNOW = {"KEY": "<8 to 128 of a-zA-Z0-9->"}, or None to turn IndexNow off.'
     errors += [

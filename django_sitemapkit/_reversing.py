@@ -138,13 +138,8 @@ class _Reader:
         if node.decorator_list:
             raise _Stop(node.decorator_list[0], "a decorator")
         arguments = node.args
-        if (
-            len(arguments.args) != 1
-            or arguments.posonlyargs
-            or arguments.vararg
-            or arguments.kwonlyargs
-            or arguments.kwarg
-        ):
+        others = (arguments.posonlyargs, arguments.vararg, arguments.kwonlyargs, arguments.kwarg)
+        if len(arguments.args) != 1 or any(others):
             raise _Stop(node, "arguments other than self")
         self.self_name = arguments.args[0].arg
         body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body

@@ -205,9 +205,7 @@ class StaticViewSitemap(Sitemap):
     def lastmod(self, item: Any) -> datetime.datetime | None:
         # Only for the pages of url_names: items() of a project's own (a
         # contrib class rebased here) keep contrib's meaning, no lastmod.
-        if isinstance(item, UrlName):
-            return template_mtime(self.location(item))
-        return None
+        return template_mtime(self.location(item)) if isinstance(item, UrlName) else None
 
 
 class UrlName(NamedTuple):
@@ -235,10 +233,9 @@ def template_mtime(path: str) -> datetime.datetime | None:
     except (Resolver404, NoReverseMatch):
         return None
     view = match.func
-    initkwargs = getattr(view, "view_initkwargs", {}) or {}
     template_name = (
         match.kwargs.get("template_name")
-        or initkwargs.get("template_name")
+        or (getattr(view, "view_initkwargs", None) or {}).get("template_name")
         or getattr(getattr(view, "view_class", None), "template_name", None)
         or getattr(view, "template_name", None)
     )
