@@ -99,8 +99,7 @@ def check_sites(
     owners: dict[str, str] = {}
     for site in registries():
         errors.extend(site.check(app_configs))
-        problem = folder_problem(site.name)
-        if problem is not None:
+        if (problem := folder_problem(site.name)) is not None:
             hint = (
                 "Give it a name of lower-case letters, digits, '-' or '_' that is not "
                 "'current', 'generations' or a site of SITEMAPKIT['SITES']."
