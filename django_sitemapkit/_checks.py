@@ -16,7 +16,7 @@ from django_sitemapkit._engine.rendering import INDEX_AT_ROOT_HINT, IndexDirecto
 from django_sitemapkit._engine.rows import route_report
 from django_sitemapkit._indexnow import config_problems
 from django_sitemapkit._publishing.selection import folder_problem
-from django_sitemapkit._siteconfig import SiteConfig, SitesError, configured_sites, selected_sites
+from django_sitemapkit._siteconfig import SitesError, configured_sites, selected_sites
 from django_sitemapkit._sitemapchecks import describe
 from django_sitemapkit._sites import registries
 
@@ -46,11 +46,9 @@ def check_settings(
         message = f"SITEMAPKIT['STORAGE'] names {storage!r}, which is not in settings.STORAGES."
         hint = "Name a STORAGES alias, or None for the local BUILD_DIR."
         errors.append(Error(message, hint=hint, id="sitemapkit.E012"))
-    cache_alias = raw.get("CACHE_ALIAS", "default")
-    if cache_alias not in settings.CACHES:
-        message = (
-            f"SITEMAPKIT['CACHE_ALIAS'] names {cache_alias!r}, which is not in settings.CACHES."
-        )
+    alias = raw.get("CACHE_ALIAS", "default")
+    if alias not in settings.CACHES:
+        message = f"SITEMAPKIT['CACHE_ALIAS'] names {alias!r}, which is not in settings.CACHES."
         errors.append(Error(message, id="sitemapkit.E013"))
     hint = 'INDEXNOW = {"KEY": "<8 to 128 of a-zA-Z0-9->"}, or None to turn IndexNow off.'
     errors += [
@@ -101,8 +99,7 @@ def check_sites(
     owners: dict[str, str] = {}
     for site in registries():
         errors.extend(site.check(app_configs))
-        problem = folder_problem(site.name)
-        if problem is not None:
+        if (problem := folder_problem(site.name)) is not None:
             hint = (
                 "Give it a name of lower-case letters, digits, '-' or '_' that is not "
                 "'current', 'generations' or a site of SITEMAPKIT['SITES']."
@@ -111,14 +108,12 @@ def check_sites(
         for name in site.sections():
             other = owners.setdefault(name, site.name)
             if other != site.name:
-                errors.append(
-                    Error(
-                        f"Sitemap section {name!r} is registered in the sites {other!r} and "
-                        f"{site.name!r}: sections share cached files and page boundaries by name.",
-                        hint="Register it under another section= in one of them.",
-                        id="sitemapkit.E015",
-                    )
+                message = (
+                    f"Sitemap section {name!r} is registered in the sites {other!r} and "
+                    f"{site.name!r}: sections share cached files and page boundaries by name."
                 )
+                hint = "Register it under another section= in one of them."
+                errors.append(Error(message, hint=hint, id="sitemapkit.E015"))
     return errors
 
 
@@ -127,8 +122,12 @@ def check_index_directory(
 ) -> list[CheckMessage]:
     """E014: sections whose URLs the index's directory cannot list, as known without rows."""
     errors: list[CheckMessage] = []
+    try:
+        configs = selected_sites(None)  # the sites of SITES, else BASE_URL's (None)
+    except SitesError:
+        configs = []  # E020
     for site in registries():
-        for config in _base_urls():
+        for config in configs:
             try:
                 url = base_url() if config is None else config.base_url
                 directory = IndexDirectory(url, site.name)
@@ -142,22 +141,11 @@ def check_index_directory(
                 with without_database():
                     misplaced = directory.misplaced(sitemap)
                 if misplaced is not None:
-                    error = Error(
-                        f"{describe(sitemap)} {misplaced}",
-                        hint=INDEX_AT_ROOT_HINT,
-                        id="sitemapkit.E014",
-                    )
+                    message = f"{describe(sitemap)} {misplaced}"
+                    error = Error(message, hint=INDEX_AT_ROOT_HINT, id="sitemapkit.E014")
                     if error not in errors:
                         errors.append(error)
     return errors
-
-
-def _base_urls() -> list[SiteConfig | None]:
-    """The sites of SITES, else BASE_URL's (None); none when SITES is broken (E020)."""
-    try:
-        return selected_sites(None)
-    except SitesError:
-        return []
 
 
 def check_url_routes(
@@ -175,10 +163,10 @@ def check_url_routes(
                 continue
             fast, how = report
             message = f"Sitemap section {sitemap.name!r}: {how}."
-            if fast:
-                messages.append(Info(message, id="sitemapkit.I002"))
-            else:
-                messages.append(Info(message, hint=_PER_ROW_HINT, id="sitemapkit.I001"))
+            hint, check_id = (
+                (None, "sitemapkit.I002") if fast else (_PER_ROW_HINT, "sitemapkit.I001")
+            )
+            messages.append(Info(message, hint=hint, id=check_id))
     return messages
 
 

@@ -12,20 +12,16 @@ from typing import Any, ClassVar
 from django.contrib.sitemaps import GenericSitemap
 from django.contrib.sitemaps import Sitemap as ContribSitemap
 from django.core.checks import CheckMessage, Warning
-from django.core.exceptions import FieldDoesNotExist
-from django.db import models
 from django.db.models import QuerySet
 
 from django_sitemapkit._protocol.extensionxml import XHTML_NS
 from django_sitemapkit._protocol.writer import MAX_ENTRIES_PER_FILE
-from django_sitemapkit._sitemapchecks import ModelSitemapChecks, SitemapChecks, describe
-from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit._sitemapchecks import describe
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, date_field
 
 
 def is_contrib_sitemap(value: object) -> bool:
-    if isinstance(value, type):
-        return issubclass(value, ContribSitemap)
-    return isinstance(value, ContribSitemap)
+    return issubclass(value if isinstance(value, type) else type(value), ContribSitemap)
 
 
 # contrib's hooks sitemapkit does not call, and what it does instead (docs/migrating.md).
@@ -53,20 +49,13 @@ def unused_hooks(sitemap: Any) -> list[CheckMessage]:
     ]
 
 
-class ContribChecks(SitemapChecks):
-    def check(self, sitemap: Any) -> list[CheckMessage]:
-        return [*super().check(sitemap), *unused_hooks(sitemap)]
-
-
-class ContribModelChecks(ContribChecks, ModelSitemapChecks):
-    pass
-
-
 class ContribSection(Sitemap):
     """A section reading a ``django.contrib.sitemaps.Sitemap`` instance, ``contrib``."""
 
     contrib: ClassVar[ContribSitemap[Any]]
-    checks_class: ClassVar[type[SitemapChecks]] = ContribChecks
+
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
+        return [*super().check(**kwargs), *unused_hooks(self)]
 
     def items(self) -> Sequence[Any] | QuerySet[Any]:
         return self.contrib.items()  # type: ignore[return-value]
@@ -88,7 +77,9 @@ class ContribModelSection(ModelSitemap):
     ``date_field``), read as one: paged by key ranges, built incrementally, fast path if it can."""
 
     contrib: ClassVar[GenericSitemap[Any]]
-    checks_class: ClassVar[type[SitemapChecks]] = ContribModelChecks
+
+    def check(self, **kwargs: Any) -> list[CheckMessage]:
+        return [*super().check(**kwargs), *unused_hooks(self)]
 
     def items(self) -> QuerySet[Any]:
         return self.contrib.items()
@@ -128,30 +119,21 @@ def builds_own_urls(instance: ContribSitemap[Any]) -> bool:
 
 def section_class(contrib: ContribSitemap[Any] | type[ContribSitemap[Any]]) -> type[Sitemap]:
     instance = contrib() if isinstance(contrib, type) else contrib
-    name = type(instance).__name__
+    cls = type(instance)
+    # The module and name of the contrib class, for messages.
+    attrs = {"contrib": instance, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
     if builds_own_urls(instance):
-        named = _named(instance, {"contrib": instance, "protocol": instance.protocol})
-        return type(name, (ContribUrlsSection,), named)
-    # changefreq and priority may be methods; contrib reads them when present.
-    names = (*_ATTRIBUTES, "changefreq", "priority")
-    attrs = _named(
-        instance, {"contrib": instance, **{n: getattr(instance, n, None) for n in names}}
-    )
+        return type(cls.__name__, (ContribUrlsSection,), {**attrs, "protocol": instance.protocol})
+    # As contrib reads them: attributes, or methods (changefreq, priority); absent means none.
+    attrs.update({n: getattr(instance, n, None) for n in (*_ATTRIBUTES, "changefreq", "priority")})
     if isinstance(instance, GenericSitemap) and reads_as_model_section(instance):
         attrs.update(model=instance.queryset.model, lastmod_field=instance.date_field)
-        return type(name, (ContribModelSection,), attrs)
-    # Attributes or methods, as contrib reads them; absent means none.
-    attrs["lastmod"] = getattr(instance, "lastmod", None)
+        return type(cls.__name__, (ContribModelSection,), attrs)
+    attrs["lastmod"] = getattr(instance, "lastmod", None)  # as changefreq
     if isinstance(instance, GenericSitemap):
         attrs["model"] = instance.queryset.model
         attrs["date_field"] = instance.date_field  # index: a lastmod aggregate per page
-    return type(name, (ContribSection,), attrs)
-
-
-def _named(instance: ContribSitemap[Any], attrs: dict[str, Any]) -> dict[str, Any]:
-    """``attrs`` with the module and name of ``instance``'s class, for messages."""
-    cls = type(instance)
-    return {**attrs, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+    return type(cls.__name__, (ContribSection,), attrs)
 
 
 def reads_as_model_section(instance: GenericSitemap[Any]) -> bool:
@@ -167,14 +149,8 @@ def reads_as_model_section(instance: GenericSitemap[Any]) -> bool:
         or callable(getattr(instance, "priority", None))
     ):
         return False
-    queryset = instance.queryset
-    query = queryset.query
+    query = instance.queryset.query
     if query.is_sliced or query.combinator or query.values_select:
         return False
-    if instance.date_field is None:
-        return True
-    try:
-        field = queryset.model._meta.get_field(instance.date_field)
-    except FieldDoesNotExist:
-        return False
-    return isinstance(field, models.DateField)
+    name = instance.date_field
+    return name is None or date_field(instance.queryset.model, name) is not None

@@ -13,8 +13,6 @@ import inspect
 import os
 import textwrap
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,10 +44,8 @@ def default_language() -> str:
         return code
 
 
-@contextmanager
-def rendering_language() -> Iterator[None]:
-    with translation.override(default_language()):
-        yield
+def rendering_language() -> translation.override:
+    return translation.override(default_language())
 
 
 _REVERSES = (reverse, reverse_lazy)
@@ -78,9 +74,7 @@ class Refused:
     line: str = ""
 
     def describe(self) -> str:
-        if not self.where:
-            return self.reason
-        return f"{self.where}: {self.reason}: {self.line}"
+        return f"{self.where}: {self.reason}: {self.line}" if self.where else self.reason
 
 
 class _Stop(Exception):
@@ -109,11 +103,10 @@ def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except SyntaxError:
         return Refused("the source of get_absolute_url() does not parse on its own")
-    where = f"{_short(filename)}:{first}"
     function = tree.body[0] if tree.body else None
-    if not isinstance(function, ast.FunctionDef):
-        return Refused("get_absolute_url is not a def", where, lines[0].strip())
     try:
+        if not isinstance(function, ast.FunctionDef):
+            raise _Stop(None, "get_absolute_url is not a def")
         url_name, fields, kwargs = _Reader(model, method).read(function)
     except _Stop as stop:
         node, reason = stop.args
@@ -123,7 +116,7 @@ def read_method(model: type[models.Model], method: Any) -> Derived | Refused:
             f"{_short(filename)}:{first + line_number - 1}",
             lines[line_number - 1].strip() if line_number <= len(lines) else "",
         )
-    return Derived(url_name, fields, kwargs, where)
+    return Derived(url_name, fields, kwargs, f"{_short(filename)}:{first}")
 
 
 def _short(filename: str) -> str:
@@ -145,13 +138,8 @@ class _Reader:
         if node.decorator_list:
             raise _Stop(node.decorator_list[0], "a decorator")
         arguments = node.args
-        if (
-            len(arguments.args) != 1
-            or arguments.posonlyargs
-            or arguments.vararg
-            or arguments.kwonlyargs
-            or arguments.kwarg
-        ):
+        others = (arguments.posonlyargs, arguments.vararg, arguments.kwonlyargs, arguments.kwarg)
+        if len(arguments.args) != 1 or any(others):
             raise _Stop(node, "arguments other than self")
         self.self_name = arguments.args[0].arg
         body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError, CommandParser
+from django.http.request import split_domain_port
 
 from django_sitemapkit._conf import BaseUrlError, clean_base_url, user_settings
 
@@ -164,20 +165,12 @@ def one_site(site: str | SiteConfig | None) -> SiteConfig | None:
 def site_for_host(host: str) -> SiteConfig | None:
     """The site whose host is ``host`` (any case, a trailing dot ignored), or None; a port
     must match only where the base URL names one: a proxy may not pass the public port on."""
-    name, port = _split_host(host)
+    name, port = split_domain_port(host)
     for site in configured_sites():
-        site_name, site_port = _split_host(site.host)
-        if name == site_name and (site_port is None or port == site_port):
+        site_name, site_port = split_domain_port(site.host)
+        if name == site_name and (not site_port or port == site_port):
             return site
     return None
-
-
-def _split_host(host: str) -> tuple[str, str | None]:
-    host = host.lower()
-    if host.endswith("]") or ":" not in host:
-        return host.rstrip("."), None
-    name, _, port = host.rpartition(":")
-    return name.rstrip("."), port
 
 
 _current: ContextVar[SiteConfig | None] = ContextVar("sitemapkit_site", default=None)

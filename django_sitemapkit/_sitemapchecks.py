@@ -45,9 +45,8 @@ class SitemapChecks:
         return [message for message in found if message is not None]
 
     def _check_languages(self, sitemap: Any, label: str) -> CheckMessage | None:
-        if not sitemap.i18n:
-            return None
-        unknown = [code for code in sitemap.get_languages() if code not in site_languages()]
+        codes = sitemap.get_languages() if sitemap.i18n else []
+        unknown = [code for code in codes if code not in site_languages()]
         if not unknown:
             return None
         return Error(
@@ -159,27 +158,25 @@ class ModelSitemapChecks(SitemapChecks):
         if model is None or field_name is None or sitemap.get_lastmod_field() is not None:
             return None
         # Set by a subclass, not the ModelSitemap default ("updated_at").
-        explicit = sum("lastmod_field" in vars(cls) for cls in type(sitemap).__mro__) > 1
+        explicit = _defined_by_project(type(sitemap), "lastmod_field")
         if sitemap.defines_lastmod() and not explicit:
             return None  # entries take lastmod(); only the live index lacks per-file dates
         try:
             model._meta.get_field(field_name)
-            exists = True
         except FieldDoesNotExist:
-            exists = False
-        if explicit or exists:
-            return Error(
-                f"{label}: lastmod_field {field_name!r} is not a date or datetime field of "
-                f"{model._meta.label}.",
-                hint="Name a DateField/DateTimeField, or set lastmod_field = None.",
-                obj=model,
-                id="sitemapkit.E009",
-            )
-        return Warning(
-            f"{label}: {model._meta.label} has no {field_name!r} field, so its URLs are listed "
-            "without lastmod and crawlers cannot tell which pages changed.",
-            hint="Add an updated_at = DateTimeField(auto_now=True), name another field with "
-            "lastmod_field = '...', or set lastmod_field = None to silence this.",
+            if not explicit:
+                return Warning(
+                    f"{label}: {model._meta.label} has no {field_name!r} field, so its URLs are "
+                    "listed without lastmod and crawlers cannot tell which pages changed.",
+                    hint="Add an updated_at = DateTimeField(auto_now=True), name another field "
+                    "with lastmod_field = '...', or set lastmod_field = None to silence this.",
+                    obj=model,
+                    id="sitemapkit.W001",
+                )
+        return Error(
+            f"{label}: lastmod_field {field_name!r} is not a date or datetime field of "
+            f"{model._meta.label}.",
+            hint="Name a DateField/DateTimeField, or set lastmod_field = None.",
             obj=model,
-            id="sitemapkit.W001",
+            id="sitemapkit.E009",
         )

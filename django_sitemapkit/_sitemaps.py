@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
@@ -69,13 +70,12 @@ class Sitemap:
 
     def get_model(self) -> type[models.Model] | None:
         """The model whose saves change this section: ``model``, else that of ``items()``'s QuerySet."""
-        if self.model is not None:
-            return self.model
-        if "_items_model" not in self.__dict__:
-            items = self.items()
-            self.__dict__["_items_model"] = items.model if isinstance(items, QuerySet) else None
-        model: type[models.Model] | None = self.__dict__["_items_model"]
-        return model
+        return self.model if self.model is not None else self._items_model
+
+    @functools.cached_property
+    def _items_model(self) -> type[models.Model] | None:
+        items = self.items()
+        return items.model if isinstance(items, QuerySet) else None
 
     def for_site(self, items: Any, site: SiteConfig) -> Any:
         """The part of ``items`` (what ``items()`` or ``get_queryset()`` gives) ``site`` lists.
@@ -171,11 +171,16 @@ class ModelSitemap(Sitemap):
         """The model field lastmod is read from, or None when there is none."""
         if self.lastmod_field is None or self.model is None:
             return None
-        try:
-            field = self.model._meta.get_field(self.lastmod_field)
-        except FieldDoesNotExist:
-            return None
-        return field if isinstance(field, models.DateField) else None
+        return date_field(self.model, self.lastmod_field)
+
+
+def date_field(model: type[models.Model], name: str) -> models.Field[Any, Any] | None:
+    """``model``'s field ``name`` if it is a date or datetime field, else None."""
+    try:
+        field = model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
+    return field if isinstance(field, models.DateField) else None
 
 
 class StaticViewSitemap(Sitemap):
@@ -200,9 +205,7 @@ class StaticViewSitemap(Sitemap):
     def lastmod(self, item: Any) -> datetime.datetime | None:
         # Only for the pages of url_names: items() of a project's own (a
         # contrib class rebased here) keep contrib's meaning, no lastmod.
-        if isinstance(item, UrlName):
-            return template_mtime(self.location(item))
-        return None
+        return template_mtime(self.location(item)) if isinstance(item, UrlName) else None
 
 
 class UrlName(NamedTuple):
@@ -214,16 +217,9 @@ class UrlName(NamedTuple):
 
     @classmethod
     def of(cls, entry: Any) -> UrlName:
-        if isinstance(entry, str):
-            return cls(entry)
-        name, *rest = entry
-        args: tuple[Any, ...] = ()
-        kwargs: dict[str, Any] = {}
-        for part in rest:
-            if isinstance(part, Mapping):
-                kwargs = dict(part)
-            else:
-                args = tuple(part)
+        name, *rest = (entry,) if isinstance(entry, str) else entry
+        args = next((tuple(part) for part in rest if not isinstance(part, Mapping)), ())
+        kwargs = next((dict(part) for part in rest if isinstance(part, Mapping)), {})
         return cls(name, args, kwargs)
 
 
@@ -237,10 +233,9 @@ def template_mtime(path: str) -> datetime.datetime | None:
     except (Resolver404, NoReverseMatch):
         return None
     view = match.func
-    initkwargs = getattr(view, "view_initkwargs", {}) or {}
     template_name = (
         match.kwargs.get("template_name")
-        or initkwargs.get("template_name")
+        or (getattr(view, "view_initkwargs", None) or {}).get("template_name")
         or getattr(getattr(view, "view_class", None), "template_name", None)
         or getattr(view, "template_name", None)
     )

@@ -81,10 +81,7 @@ class Manifest:
 
     def record_for(self, name: str) -> FileRecord | None:
         base = name.removesuffix(".gz")
-        for record in self.pages:
-            if record.name == base:
-                return record
-        return None
+        return next((record for record in self.pages if record.name == base), None)
 
     def to_json(self) -> bytes:
         # One line per page keeps the file small and quick to write.

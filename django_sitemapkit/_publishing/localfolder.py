@@ -5,15 +5,13 @@ builds: the kernel releases it when a build dies, even by SIGKILL."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
-import functools
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, BinaryIO, ParamSpec, TypeVar
+from typing import IO
 
 from django_sitemapkit._publishing.base import (
     MANIFEST_NAME,
@@ -31,21 +29,14 @@ LOCK_NAME = ".sitemapkit-build.lock"
 # A flock costs nothing to try, so a waiting build retries it often.
 LOCK_POLL_SECONDS = 0.2
 
-P = ParamSpec("P")
-R = TypeVar("R")
 
-
-def _storage_failure(write: Callable[P, R]) -> Callable[P, R]:
-    """``write``, raising an OSError (a read-only folder, a full disk) as a PublishError."""
-
-    @functools.wraps(write)
-    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return write(*args, **kwargs)
-        except OSError as exc:
-            raise PublishError(f"Cannot write the sitemap files: {exc}") from exc
-
-    return wrapped
+@contextlib.contextmanager
+def _storage_failure() -> Iterator[None]:
+    """Raise an OSError (a read-only folder, a full disk) as a PublishError; also a decorator."""
+    try:
+        yield
+    except OSError as exc:
+        raise PublishError(f"Cannot write the sitemap files: {exc}") from exc
 
 
 class LocalPublisher:
@@ -64,29 +55,19 @@ class LocalPublisher:
                 poll=LOCK_POLL_SECONDS,
                 description=self.description,
             )
-            handle.seek(0)
-            handle.truncate()
+            handle.truncate(0)  # opened to append: the write goes to the start
             handle.write(f"{lock_holder_label()}\n")
             handle.flush()
             try:
                 yield
             finally:
-                handle.seek(0)
-                handle.truncate()
+                handle.truncate(0)
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    @_storage_failure
+    @_storage_failure()
     def _open_lock(self) -> IO[str]:
         self.root.mkdir(parents=True, exist_ok=True)
         return open(self.root / LOCK_NAME, "a+")
-
-    def _current_dir(self) -> Path | None:
-        link = self.root / CURRENT_LINK
-        try:
-            target = os.readlink(link)
-        except OSError:
-            return None
-        return self.root / target
 
     def cleanup(self) -> int:
         """Temporary folders of dead builds, and generations older than the previous one."""
@@ -107,18 +88,18 @@ class LocalPublisher:
         return False
 
     def prune(self, keep: set[str | None]) -> int:
-        removed = 0
         generations = self.root / GENERATIONS_DIR
-        if generations.is_dir():
-            for entry in generations.iterdir():
-                if entry.name not in keep:
-                    shutil.rmtree(entry, ignore_errors=True)
-                    removed += 1
-        return removed
+        if not generations.is_dir():
+            return 0
+        old = [entry for entry in generations.iterdir() if entry.name not in keep]
+        for entry in old:
+            shutil.rmtree(entry, ignore_errors=True)
+        return len(old)
 
     def manifest(self) -> Manifest | None:
-        current = self._current_dir()
-        if current is None:
+        try:
+            current = self.root / os.readlink(self.root / CURRENT_LINK)
+        except OSError:
             return None
         # Generations never change once published: the parsed manifest is cached per generation.
         if self._manifest_cache is not None and self._manifest_cache[0] == current.name:
@@ -142,7 +123,7 @@ class LocalPublisher:
 
 
 class LocalTransaction:
-    @_storage_failure
+    @_storage_failure()
     def __init__(
         self, publisher: LocalPublisher, generation: str, previous: Manifest | None
     ) -> None:
@@ -150,23 +131,16 @@ class LocalTransaction:
         self.generation = generation
         self.temp = publisher.root / f"{TEMP_PREFIX}{generation}"
         self.temp.mkdir(parents=True)
-        self.previous_dir = (
-            None if previous is None else publisher.root / GENERATIONS_DIR / previous.generation
-        )
+        self.previous = previous
         # Fsynced on a thread while rendering goes on; publish() waits for all before its rename.
         self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemapkit-fsync")
         self._syncs: list[Future[None]] = []
 
-    @_storage_failure
+    @_storage_failure()
     def write(self, name: str, data: bytes) -> None:
-        handle = open(self.temp / name, "wb")  # noqa: SIM115 -- closed by _sync_and_close
-        try:
-            handle.write(data)
-            handle.flush()
-        except BaseException:
-            handle.close()
-            raise
-        self._syncs.append(self._syncer.submit(_sync_and_close, handle))
+        path = self.temp / name
+        path.write_bytes(data)
+        self._syncs.append(self._syncer.submit(_fsync, path))
 
     def _wait_for_syncs(self) -> None:
         try:
@@ -175,16 +149,16 @@ class LocalTransaction:
         finally:
             self._syncer.shutdown(wait=True)
 
-    @_storage_failure
+    @_storage_failure()
     def keep(self, name: str) -> None:
-        assert self.previous_dir is not None
-        source = self.previous_dir / name
+        assert self.previous is not None
+        source = self.publisher.root / GENERATIONS_DIR / self.previous.generation / name
         try:
             os.link(source, self.temp / name)
         except OSError:
             shutil.copy2(source, self.temp / name)
 
-    @_storage_failure
+    @_storage_failure()
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
         write_index_and_manifest(self.write, index, manifest)
         self._wait_for_syncs()
@@ -192,8 +166,7 @@ class LocalTransaction:
         root = self.publisher.root
         generations = root / GENERATIONS_DIR
         generations.mkdir(exist_ok=True)
-        final = generations / self.generation
-        os.rename(self.temp, final)
+        os.rename(self.temp, generations / self.generation)
         fsync_directory(generations)
         # rename(2) over an existing symlink is atomic: readers resolve the old target or the new.
         staging = root / f"{TEMP_PREFIX}link-{self.generation}"
@@ -211,9 +184,7 @@ class LocalTransaction:
 def _try_flock(handle: IO[str]) -> bool:
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        if exc.errno not in (errno.EAGAIN, errno.EACCES):
-            raise
+    except (BlockingIOError, PermissionError):  # EAGAIN, or EACCES where flock() is emulated
         return False
     return True
 
@@ -223,19 +194,17 @@ def _read_holder(handle: IO[str]) -> str:
     return handle.read().strip()
 
 
-def _sync_and_close(handle: BinaryIO) -> None:
+def _fsync(path: Path) -> None:
+    """Flush ``path``'s data to disk: an fsync through any descriptor flushes the file's."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        os.fsync(handle.fileno())
+        os.fsync(fd)
     finally:
-        handle.close()
+        os.close(fd)
 
 
 def fsync_directory(directory: Path) -> None:
     """Make renames inside ``directory`` durable (POSIX; a no-op on Windows, which cannot open
     a directory so and where a replace is as durable as it gets)."""
     with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync(directory)

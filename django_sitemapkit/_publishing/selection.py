@@ -19,9 +19,8 @@ from django_sitemapkit._siteconfig import SITE_NAME, SiteConfig, SitesError, con
 
 
 def build_dir() -> Path:
-    conf = get_settings()
-    if conf.BUILD_DIR:
-        return Path(conf.BUILD_DIR)
+    if folder := get_settings().BUILD_DIR:
+        return Path(folder)
     base_dir = getattr(settings, "BASE_DIR", None)
     if base_dir is None:
         raise PublishError(
@@ -52,8 +51,7 @@ def get_publisher(site: SiteConfig | None = None, registry: str = URL_NAMESPACE)
 
 def publish_folder(registry: str, site: SiteConfig | None) -> str:
     """The folder of a set inside the storage ("" for its root); PublishError if it has none."""
-    problem = folder_problem(registry)
-    if problem is not None:
+    if (problem := folder_problem(registry)) is not None:
         raise PublishError(problem)
     parts = [] if registry == URL_NAMESPACE else [registry]
     return "/".join(parts + ([] if site is None else [site.name]))
@@ -92,11 +90,10 @@ def published_file(
         return None
     if name.removesuffix(".gz") == INDEX_NAME:
         stamp = manifest.index_lastmod
-    else:
-        record = manifest.record_for(name)
-        if record is None:
-            raise FileNotFoundError(name)
+    elif (record := manifest.record_for(name)) is not None:
         stamp = record.lastmod
+    else:
+        raise FileNotFoundError(name)
     data = publisher.read(manifest, name)
     if data is None:
         raise FileNotFoundError(name)
