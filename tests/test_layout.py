@@ -16,9 +16,8 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 # Cyclomatic complexity as radon counts it.
 MAX_COMPLEXITY = 15
-# The whole package, so that it stays one a maintainer can hold in their head: a ratchet,
-# lowered as the package shrinks (issue #27 aims at 10,000 lines).
-MAX_PACKAGE_LINES = 10_400
+# The whole package, so that it stays one a maintainer can hold in their head (issue #27).
+MAX_PACKAGE_LINES = 10_000
 MAX_MODULES = 60
 # An import inside a function is allowed only with a comment on its line
 # saying why, starting with this.
