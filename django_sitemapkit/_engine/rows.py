@@ -60,19 +60,15 @@ class UrlTemplate:
         """``kwarg_names``: the URL keywords filled, in order, or how many positional args."""
         self.url_name = url_name
         self.positional = isinstance(kwarg_names, int)
-        self.kwarg_names: tuple[str, ...] = (
-            tuple(str(n) for n in range(kwarg_names))
-            if isinstance(kwarg_names, int)
-            else tuple(kwarg_names)
-        )
         self.parts: list[str] | None = None  # split around each value; None: reverse() per row
         self.converters: list[Any] = []
         self.regexes: list[re.Pattern[str]] = []
         converters = find_converters(url_name)
-        if converters is not None and self.positional:
-            if len(converters) != len(self.kwarg_names):
-                return  # reverse() refuses it, row by row
-            self.kwarg_names = tuple(converters)  # args fill keywords in order, as in reverse()
+        if isinstance(kwarg_names, int):  # args fill keywords in order, as in reverse()
+            if converters is not None and len(converters) != kwarg_names:
+                converters = None  # reverse() refuses it, row by row
+            kwarg_names = () if converters is None else tuple(converters)
+        self.kwarg_names = tuple(kwarg_names)
         if converters is None or set(self.kwarg_names) - set(converters):
             return  # unknown constraints: reverse() per row
         self.parts = self._reversed_parts(converters)
