@@ -88,9 +88,8 @@ class FastLoop:
         locations = factory.context.locations
         if not _PLAIN_PATH(probe) or locations.build(probe) != locations.base_url + probe:
             return None
-        if not locations.base_url.isascii():  # plain entries are counted a byte a character
-            return None
-        return cls(factory, layout, template.parts)
+        # Plain entries are counted a byte a character.
+        return cls(factory, layout, template.parts) if locations.base_url.isascii() else None
 
     def render(
         self, rows: Iterable[Sequence[Any]], writer: UrlsetWriter
