@@ -252,8 +252,20 @@ def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
     queryset = ordered(items)
     per_page = rows.rows_per_page(sitemap)
     count = queryset.count()
-    pages = -(-count // per_page)
-    lastmods = _slice_lastmods(sitemap, queryset, per_page, pages, context)
+    slices = [queryset[start : start + per_page] for start in range(0, count, per_page)]
+    lastmods: list[tuple[Lastmod | None, bool]]
+    if not callable(lastmod := sitemap.lastmod):
+        lastmods = [(lastmod, lastmod is None)] * len(slices)
+    elif isinstance(date_field := getattr(sitemap, "date_field", None), str):
+        # GenericSitemap's date_field: one aggregate per page, in SQL
+        figures = [
+            page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
+            for page in slices
+        ]
+        lastmods = [(f["newest"], f["dated"] < f["rows"]) for f in figures]
+    else:
+        iterator = queryset.iterator(chunk_size=CHUNK_SIZE)
+        lastmods = [_newest(lastmod, itertools.islice(iterator, per_page), tz) for _ in slices]
     return [
         PageFigures.of(
             number, min(per_page, count - (number - 1) * per_page), newest, tz, undated=undated
@@ -278,26 +290,6 @@ def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
     cut = cuts[number - 1]
     for index in range(cut.start, cut.end):
         yield index, items[index]
-
-
-def _slice_lastmods(
-    sitemap: Sitemap, queryset: QuerySet[Any], per_page: int, pages: int, context: RenderContext
-) -> list[tuple[Lastmod | None, bool]]:
-    lastmod = sitemap.lastmod
-    if not callable(lastmod):
-        return [(lastmod, lastmod is None)] * pages
-    date_field = getattr(sitemap, "date_field", None)
-    if isinstance(date_field, str):  # GenericSitemap's date_field: one aggregate per page, in SQL
-        slices = [queryset[(n - 1) * per_page : n * per_page] for n in range(1, pages + 1)]
-        figures = [
-            page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
-            for page in slices
-        ]
-        return [(f["newest"], f["dated"] < f["rows"]) for f in figures]
-    iterator = queryset.iterator(chunk_size=CHUNK_SIZE)
-    return [
-        _newest(lastmod, itertools.islice(iterator, per_page), context.tz) for _ in range(pages)
-    ]
 
 
 @dataclass(frozen=True)
