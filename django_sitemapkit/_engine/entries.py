@@ -305,12 +305,9 @@ def url_infos(
 
 
 class UrlInfoFactory(EntryFactory):
-    def details(self, item: Any, links: str = "") -> str:
-        return super().details(item, self.links(item))
-
-    def links(self, info: Mapping[str, Any]) -> str:
-        """One ``<xhtml:link>`` per alternate; a refused location is left out (logged)."""
-        links = []
+    def details(self, info: Mapping[str, Any], links: str = "") -> str:
+        """With one ``<xhtml:link>`` per alternate; a refused location is left out (logged)."""
+        alternates = []
         for alternate in info.get("alternates") or ():
             code = str(alternate.get("lang_code") or "")
             try:
@@ -324,8 +321,8 @@ class UrlInfoFactory(EntryFactory):
                     exc,
                 )
                 continue
-            links.append(alternate_link(code, href))
-        return "".join(links)
+            alternates.append(alternate_link(code, href))
+        return super().details(info, "".join(alternates))
 
 
 def alternate_link(code: str, href: str) -> str:
