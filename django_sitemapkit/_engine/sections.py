@@ -216,7 +216,7 @@ def write_page(
     else:
         items = list_items(sitemap, number, context)
     reader = factory.extensions.reader
-    if reader is not None:
+    if reader is not None and reader.related:
         items = reader.prefetching(items)
     newest: Lastmod | None = None
     for key, item in items:
