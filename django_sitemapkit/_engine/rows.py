@@ -264,8 +264,7 @@ def page_items(
 ) -> Iterator[tuple[Any, Any]]:
     """(key, row) of page ``number``'s rows, one past the limit, or the first ``limit`` only."""
     if url_route(sitemap) is not None:  # column rows
-        for row in page_rows(sitemap, number, limit, page):
-            yield row[0], row
+        yield from ((row[0], row) for row in page_rows(sitemap, number, limit, page))
         return
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
@@ -329,10 +328,4 @@ def raw_lastmod_converter(
 
         return convert_datetime
     parse_date = datetime.date.fromisoformat
-
-    def convert_date(value: Any) -> Lastmod | None:
-        if value.__class__ is str:
-            return parse_date(value)
-        return value  # type: ignore[no-any-return]
-
-    return convert_date
+    return lambda value: parse_date(value) if value.__class__ is str else value
