@@ -46,8 +46,7 @@ class RenderedPage:
     @property
     def every_entry_dated(self) -> bool:
         """Whether every entry is dated: only then does the newest move with any change."""
-        dated = self.content.count(b"<lastmod>")
-        return self.lastmod is not None and dated == self.url_count
+        return self.lastmod is not None and self.content.count(b"<lastmod>") == self.url_count
 
 
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
@@ -288,8 +287,7 @@ def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
     if not 1 <= number <= len(cuts):
         raise PageNotFound(number)
     cut = cuts[number - 1]
-    for index in range(cut.start, cut.end):
-        yield index, items[index]
+    yield from ((index, items[index]) for index in range(cut.start, cut.end))
 
 
 @dataclass(frozen=True)
