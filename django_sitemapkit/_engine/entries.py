@@ -80,10 +80,11 @@ class EntryFactory:
         self.build_location = context.locations.build
         self.lastmod = access.lastmod
         self.date_only = lastmod_date_only(sitemap) if isinstance(sitemap, ModelSitemap) else None
-        self.changefreq_xml, self.priority_xml = (
-            "" if callable(value) else self._value_xml(name, EVERY_ITEM, value)
+        self.values = [  # each with its XML where constant
+            (name, value, "" if callable(value) else self._value_xml(name, EVERY_ITEM, value))
             for name, value in (("changefreq", access.changefreq), ("priority", access.priority))
-        )
+        ]
+        self.changefreq_xml, self.priority_xml = (xml for _name, _value, xml in self.values)
         self.extensions = Extensions(
             sitemap,
             context.locations.base_url,
@@ -176,15 +177,12 @@ class EntryFactory:
         return f"<lastmod>{text}</lastmod>"
 
     def details(self, item: Any, links: str = "") -> str:
-        changefreq, priority = self.access.changefreq, self.access.priority
-        changefreq_xml = self.changefreq_xml
-        if callable(changefreq):
-            changefreq_xml = self._value_xml("changefreq", item, changefreq(item))
-        priority_xml = self.priority_xml
-        if callable(priority):
-            priority_xml = self._value_xml("priority", item, priority(item))
+        values = "".join(
+            self._value_xml(name, item, value(item)) if callable(value) else xml
+            for name, value, xml in self.values
+        )
         extra = self.extensions(item) if self.extensions.active else ""
-        return f"{changefreq_xml}{priority_xml}{links}{extra}"
+        return f"{values}{links}{extra}"
 
     def _value_xml(self, name: str, item: Any, value: Any) -> str:
         """``<name>`` of ``value``; "" for None or (logged) a bad value."""
@@ -307,12 +305,9 @@ def url_infos(
 
 
 class UrlInfoFactory(EntryFactory):
-    def details(self, item: Any, links: str = "") -> str:
-        return super().details(item, self.links(item))
-
-    def links(self, info: Mapping[str, Any]) -> str:
-        """One ``<xhtml:link>`` per alternate; a refused location is left out (logged)."""
-        links = []
+    def details(self, info: Mapping[str, Any], links: str = "") -> str:
+        """With one ``<xhtml:link>`` per alternate; a refused location is left out (logged)."""
+        alternates = []
         for alternate in info.get("alternates") or ():
             code = str(alternate.get("lang_code") or "")
             try:
@@ -326,8 +321,8 @@ class UrlInfoFactory(EntryFactory):
                     exc,
                 )
                 continue
-            links.append(alternate_link(code, href))
-        return "".join(links)
+            alternates.append(alternate_link(code, href))
+        return super().details(info, "".join(alternates))
 
 
 def alternate_link(code: str, href: str) -> str:

@@ -141,9 +141,6 @@ class ImageReader:
 
     def prefetching(self, keyed: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
         """``keyed`` as it comes, each chunk's related values first fetched in one query."""
-        if not self.related:
-            yield from keyed
-            return
         sitemap = self.sitemap
         assert sitemap.model is not None
         through = self.lookup.rpartition("__")[0]

@@ -88,9 +88,8 @@ class FastLoop:
         locations = factory.context.locations
         if not _PLAIN_PATH(probe) or locations.build(probe) != locations.base_url + probe:
             return None
-        if not locations.base_url.isascii():  # plain entries are counted a byte a character
-            return None
-        return cls(factory, layout, template.parts)
+        # Plain entries are counted a byte a character.
+        return cls(factory, layout, template.parts) if locations.base_url.isascii() else None
 
     def render(
         self, rows: Iterable[Sequence[Any]], writer: UrlsetWriter
@@ -138,8 +137,12 @@ class FastLoop:
                     break
                 room, space = writer.max_entries - writer.count, writer.max_bytes - writer.size
                 continue
-            if self.tracking and self._repeated(row, xml, writer.locs):
-                continue
+            if self.tracking:  # a location listed already is skipped
+                loc = xml[_LOC_AT : xml.index("</loc>", _LOC_AT)]
+                if loc in writer.locs:
+                    self.factory.skip_duplicate(row, loc)
+                    continue
+                writer.locs.add(loc)
             if len(batch) >= room or size + len(xml) > space:
                 overflow_key = row[0]
                 break
@@ -173,15 +176,6 @@ class FastLoop:
         writer.locs.add(loc)
         self.newest = later(self.newest, factory.last_lastmod, factory.tz)
         return True
-
-    def _repeated(self, row: Sequence[Any], xml: str, locs: set[str]) -> bool:
-        """Whether the plain row's location is listed already (then skipped); else it is now."""
-        loc = xml[_LOC_AT : xml.index("</loc>", _LOC_AT)]
-        if loc in locs:
-            self.factory.skip_duplicate(row, loc)
-            return True
-        locs.add(loc)
-        return False
 
 
 def _plain_chunk(

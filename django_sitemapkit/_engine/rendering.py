@@ -7,7 +7,6 @@ import datetime
 import gzip
 import hashlib
 import logging
-import posixpath
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -118,6 +117,11 @@ def index_path(namespace: str = URL_NAMESPACE) -> str:
     return get_script_prefix() + INDEX_NAME
 
 
+def index_directory(namespace: str = URL_NAMESPACE) -> str:
+    """The path of the index's directory, ending in "/": all the sitemaps may list is under it."""
+    return index_path(namespace).rpartition("/")[0] + "/"
+
+
 def page_path(
     section: str, number: int, *, gz: bool = False, namespace: str = URL_NAMESPACE
 ) -> str:
@@ -125,19 +129,16 @@ def page_path(
         name = f"{namespace}:section" + ("-gz" if gz else "")
         return reverse(name, kwargs={"section": section, "page": number})
     # Beside the index, under the name urls.py gives the page (and a build its file).
-    name = page_filename(section, number) + (".gz" if gz else "")
-    return posixpath.join(posixpath.dirname(index_path(namespace)), name)
+    return index_directory(namespace) + page_filename(section, number) + (".gz" if gz else "")
 
 
 def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
     """The XSL's href (None: off), beside the index: browsers apply only a same-origin XSL."""
-    if not get_settings().STYLESHEET:
-        return None
-    return posixpath.join(posixpath.dirname(index_path(namespace)), STYLESHEET_NAME)
+    return index_directory(namespace) + STYLESHEET_NAME if get_settings().STYLESHEET else None
 
 
 def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
-    directory_url = base_url + posixpath.dirname(index_path(namespace)).rstrip("/") + "/"
+    directory_url = base_url + index_directory(namespace)
     strip = get_settings().STRIP_QUERY_PARAMS
     locations = LocationBuilder(base_url, directory_url=directory_url, strip_params=strip)
     return RenderContext(locations, tz=site_time_zone(), stylesheet=stylesheet_href(namespace))
@@ -219,9 +220,8 @@ def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
 
 def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> RenderedFile:
     """``/sitemap.xml`` while no section has a URL: a ``<urlset>`` of its directory, undated."""
-    directory = index_path(namespace).rpartition("/")[0] + "/"  # all it may list is under it
     writer = UrlsetWriter(stylesheet=stylesheet_href(namespace))
-    writer.add_xml(url_element(base_url + directory))
+    writer.add_xml(url_element(base_url + index_directory(namespace)))
     return RenderedFile(writer.content(), None, url_count=1)
 
 
@@ -274,17 +274,13 @@ class IndexDirectory:
 
 def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bool]]:
     """Cheap locations of ``sitemap``: (what location() gives, is it only a prefix)."""
-    if isinstance(sitemap, ModelSitemap):
-        return _model_locations(sitemap, query=query)
-    items = sitemap.items()
-    if isinstance(sitemap, StaticViewSitemap):
+    if not isinstance(sitemap, ModelSitemap):
+        items = sitemap.items()
+        if not isinstance(sitemap, StaticViewSitemap):
+            if not query and not isinstance(items, list | tuple):
+                return []  # a QuerySet or another lazy sequence: reading it is a query
+            items = items[:1]
         return [(sitemap.location(item), False) for item in items]
-    if not query and not isinstance(items, list | tuple):
-        return []  # a QuerySet or another lazy sequence: reading it is a query
-    return [(sitemap.location(item), False) for item in items[:1]]
-
-
-def _model_locations(sitemap: ModelSitemap, *, query: bool) -> list[tuple[object, bool]]:
     samples: list[tuple[object, bool]] = []
     route = rows.url_route(sitemap)
     if route is not None and (parts := route.template().parts) is not None:

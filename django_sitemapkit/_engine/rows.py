@@ -60,19 +60,15 @@ class UrlTemplate:
         """``kwarg_names``: the URL keywords filled, in order, or how many positional args."""
         self.url_name = url_name
         self.positional = isinstance(kwarg_names, int)
-        self.kwarg_names: tuple[str, ...] = (
-            tuple(str(n) for n in range(kwarg_names))
-            if isinstance(kwarg_names, int)
-            else tuple(kwarg_names)
-        )
         self.parts: list[str] | None = None  # split around each value; None: reverse() per row
         self.converters: list[Any] = []
         self.regexes: list[re.Pattern[str]] = []
         converters = find_converters(url_name)
-        if converters is not None and self.positional:
-            if len(converters) != len(self.kwarg_names):
-                return  # reverse() refuses it, row by row
-            self.kwarg_names = tuple(converters)  # args fill keywords in order, as in reverse()
+        if isinstance(kwarg_names, int):  # args fill keywords in order, as in reverse()
+            if converters is not None and len(converters) != kwarg_names:
+                converters = None  # reverse() refuses it, row by row
+            kwarg_names = () if converters is None else tuple(converters)
+        self.kwarg_names = tuple(kwarg_names)
         if converters is None or set(self.kwarg_names) - set(converters):
             return  # unknown constraints: reverse() per row
         self.parts = self._reversed_parts(converters)
@@ -268,8 +264,7 @@ def page_items(
 ) -> Iterator[tuple[Any, Any]]:
     """(key, row) of page ``number``'s rows, one past the limit, or the first ``limit`` only."""
     if url_route(sitemap) is not None:  # column rows
-        for row in page_rows(sitemap, number, limit, page):
-            yield row[0], row
+        yield from ((row[0], row) for row in page_rows(sitemap, number, limit, page))
         return
     pages = keyset_pages(sitemap)
     new_page(sitemap.section)
@@ -333,10 +328,4 @@ def raw_lastmod_converter(
 
         return convert_datetime
     parse_date = datetime.date.fromisoformat
-
-    def convert_date(value: Any) -> Lastmod | None:
-        if value.__class__ is str:
-            return parse_date(value)
-        return value  # type: ignore[no-any-return]
-
-    return convert_date
+    return lambda value: parse_date(value) if value.__class__ is str else value

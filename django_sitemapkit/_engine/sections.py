@@ -46,8 +46,7 @@ class RenderedPage:
     @property
     def every_entry_dated(self) -> bool:
         """Whether every entry is dated: only then does the newest move with any change."""
-        dated = self.content.count(b"<lastmod>")
-        return self.lastmod is not None and dated == self.url_count
+        return self.lastmod is not None and self.content.count(b"<lastmod>") == self.url_count
 
 
 def fingerprints_reliable(sitemap: Sitemap) -> bool:
@@ -216,7 +215,7 @@ def write_page(
     else:
         items = list_items(sitemap, number, context)
     reader = factory.extensions.reader
-    if reader is not None:
+    if reader is not None and reader.related:
         items = reader.prefetching(items)
     newest: Lastmod | None = None
     for key, item in items:
@@ -252,8 +251,20 @@ def list_figures(sitemap: Sitemap, context: RenderContext) -> list[PageFigures]:
     queryset = ordered(items)
     per_page = rows.rows_per_page(sitemap)
     count = queryset.count()
-    pages = -(-count // per_page)
-    lastmods = _slice_lastmods(sitemap, queryset, per_page, pages, context)
+    slices = [queryset[start : start + per_page] for start in range(0, count, per_page)]
+    lastmods: list[tuple[Lastmod | None, bool]]
+    if not callable(lastmod := sitemap.lastmod):
+        lastmods = [(lastmod, lastmod is None)] * len(slices)
+    elif isinstance(date_field := getattr(sitemap, "date_field", None), str):
+        # GenericSitemap's date_field: one aggregate per page, in SQL
+        figures = [
+            page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
+            for page in slices
+        ]
+        lastmods = [(f["newest"], f["dated"] < f["rows"]) for f in figures]
+    else:
+        iterator = queryset.iterator(chunk_size=CHUNK_SIZE)
+        lastmods = [_newest(lastmod, itertools.islice(iterator, per_page), tz) for _ in slices]
     return [
         PageFigures.of(
             number, min(per_page, count - (number - 1) * per_page), newest, tz, undated=undated
@@ -276,28 +287,7 @@ def list_items(sitemap: Sitemap, number: int, context: RenderContext) -> Iterato
     if not 1 <= number <= len(cuts):
         raise PageNotFound(number)
     cut = cuts[number - 1]
-    for index in range(cut.start, cut.end):
-        yield index, items[index]
-
-
-def _slice_lastmods(
-    sitemap: Sitemap, queryset: QuerySet[Any], per_page: int, pages: int, context: RenderContext
-) -> list[tuple[Lastmod | None, bool]]:
-    lastmod = sitemap.lastmod
-    if not callable(lastmod):
-        return [(lastmod, lastmod is None)] * pages
-    date_field = getattr(sitemap, "date_field", None)
-    if isinstance(date_field, str):  # GenericSitemap's date_field: one aggregate per page, in SQL
-        slices = [queryset[(n - 1) * per_page : n * per_page] for n in range(1, pages + 1)]
-        figures = [
-            page.aggregate(newest=Max(date_field), dated=Count(date_field), rows=Count("*"))
-            for page in slices
-        ]
-        return [(f["newest"], f["dated"] < f["rows"]) for f in figures]
-    iterator = queryset.iterator(chunk_size=CHUNK_SIZE)
-    return [
-        _newest(lastmod, itertools.islice(iterator, per_page), context.tz) for _ in range(pages)
-    ]
+    yield from ((index, items[index]) for index in range(cut.start, cut.end))
 
 
 @dataclass(frozen=True)

@@ -8,32 +8,17 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 logger = logging.getLogger("django_sitemapkit")
 
 MAX_PER_SECTION = 10  # skip warnings logged per section in one render; the rest are counted
 
 
+@dataclass
 class _SkipLog:
-    def __init__(self) -> None:
-        self.seen: dict[str | None, set[tuple[str, str]]] = {}
-        self.warnings: Counter[str | None] = Counter()
-
-    def report(self, section: str | None, item: str, reason: str, quiet: bool) -> bool:
-        seen = self.seen.setdefault(section, set())
-        if (item, reason) in seen:
-            return False
-        seen.add((item, reason))
-        if not quiet:
-            self.warnings[section] += 1
-        return quiet or self.warnings[section] <= MAX_PER_SECTION
-
-    def close(self) -> None:
-        for section, count in self.warnings.items():
-            if count > MAX_PER_SECTION:
-                logger.warning(
-                    "Sitemap section %r: ... and %d more skipped.", section, count - MAX_PER_SECTION
-                )
+    seen: dict[str | None, set[tuple[str, str]]] = field(default_factory=dict)
+    warnings: Counter[str | None] = field(default_factory=Counter)
 
 
 _current: ContextVar[_SkipLog | None] = ContextVar("sitemapkit_skip_log", default=None)
@@ -51,7 +36,11 @@ def one_render() -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
-        log.close()
+        for section, count in log.warnings.items():
+            if count > MAX_PER_SECTION:
+                logger.warning(
+                    "Sitemap section %r: ... and %d more skipped.", section, count - MAX_PER_SECTION
+                )
 
 
 def new_page(section: str | None) -> None:
@@ -64,8 +53,15 @@ def new_page(section: str | None) -> None:
 def log_skip(section: str | None, item: str, reason: str, *, quiet: bool = False) -> None:
     """Log a skip of ``item`` once per render (at debug level when ``quiet``: expected)."""
     log = _current.get()
-    if log is not None and not log.report(section, item, reason, quiet):
-        return
+    if log is not None:
+        seen = log.seen.setdefault(section, set())
+        if (item, reason) in seen:
+            return
+        seen.add((item, reason))
+        if not quiet:
+            log.warnings[section] += 1
+            if log.warnings[section] > MAX_PER_SECTION:
+                return
     logger.log(
         logging.DEBUG if quiet else logging.WARNING,
         "Sitemap section %r: %s %s: %s.",
