@@ -112,10 +112,9 @@ class Command(BaseCommand):
                 base = clean_base_url(base_url_option, "--base-url")
             else:
                 base = base_url() if target is None else target.base_url
+            return base + index_path()
         except BaseUrlError as exc:
             raise CommandError(str(exc)) from None
-        try:
-            return base + index_path()
         except NoReverseMatch as exc:
             # Only where something else took the 'sitemapkit' namespace: without
             # it, the index lies at the site's root.
@@ -191,17 +190,11 @@ def outcome(
 
 
 def diff(path: Path, original: bytes | None, new_text: str) -> str:
-    """A unified diff of the lines; line endings are not shown (they never change)."""
-    lines = difflib.unified_diff(
-        [_printable(content) for content, _ in split_lines(decode(original or b""))],
-        [_printable(content) for content, _ in split_lines(new_text)],
-        fromfile="/dev/null" if original is None else str(path),
-        tofile=str(path),
-        lineterm="",
+    """A unified diff of the lines; line endings are not shown (they never change), and
+    undecodable bytes are escaped: lone surrogates cannot be written to a UTF-8 stream."""
+    before, after = (
+        [content for content, _ in split_lines(data.decode("utf-8", "backslashreplace"))]
+        for data in (original or b"", encode(new_text))
     )
-    return "\n".join(lines)
-
-
-def _printable(text: str) -> str:
-    # Undecodable bytes (lone surrogates) cannot be written to a UTF-8 stream.
-    return encode(text).decode("utf-8", "backslashreplace")
+    fromfile = "/dev/null" if original is None else str(path)
+    return "\n".join(difflib.unified_diff(before, after, fromfile, str(path), lineterm=""))
