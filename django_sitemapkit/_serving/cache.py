@@ -142,12 +142,11 @@ def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[
     """The sections of ``sitemaps`` that list rows of ``model``, of its concrete model, or of
     a model it inherits from with a table of its own (a Wagtail page type's ``Page``)."""
     lineage = {model._meta.concrete_model, *model._meta.get_parent_list()}
-    names = []
-    for sitemap in sitemaps:
-        listed = sitemap.get_model()
-        if listed is not None and listed._meta.concrete_model in lineage:
-            names.append(sitemap.name)
-    return names
+    return [
+        sitemap.name
+        for sitemap in sitemaps
+        if (listed := sitemap.get_model()) is not None and listed._meta.concrete_model in lineage
+    ]
 
 
 def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:
