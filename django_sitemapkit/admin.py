@@ -87,10 +87,9 @@ def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> Si
         ]
         return SiteStatus(name, published=False, sections=never)
     built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
-    status = SiteStatus(name, True, manifest.generation, built_at, manifest.seconds)
     with rendering_site(site):
-        status.sections = [_section_status(sitemap, manifest, registry) for sitemap in registry]
-    return status
+        sections = [_section_status(sitemap, manifest, registry) for sitemap in registry]
+    return SiteStatus(name, True, manifest.generation, built_at, manifest.seconds, sections)
 
 
 def _section_status(

@@ -133,8 +133,7 @@ def build_holds_writes(sitemaps: SectionRegistry, generation: str, sections: Seq
         # A build no record names: writes count from now on.
         cache.add(key, write_marks(sitemaps.sections()), None)
         return True
-    # A section the record lacks (None: never a mark) was registered since the build, which
-    # has no file of it.
+    # A section the record lacks was registered since the build, which has no file of it.
     return all(recorded.get(name) == found.get(_key("written", name), "") for name in sections)
 
 

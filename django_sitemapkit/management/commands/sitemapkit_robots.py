@@ -180,9 +180,8 @@ def outcome(
         verb = "Would add" if would else "Added"
         return f"{verb} '{sitemap_line(index_url)}' to {path}{created}."
     if update.action is Action.REPLACED:
-        return (
-            f"{'Would replace' if would else 'Replaced'} stale {stale} with {index_url} in {path}."
-        )
+        verb = "Would replace" if would else "Replaced"
+        return f"{verb} stale {stale} with {index_url} in {path}."
     if update.action is Action.REMOVED_STALE:
         verb = "Would remove" if would else "Removed"
         return f"{verb} stale {stale} from {path}, which already lists {index_url}."
