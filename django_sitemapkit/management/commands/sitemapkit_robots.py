@@ -81,8 +81,7 @@ class Command(BaseCommand):
         if options["print"]:
             self.stdout.write(sitemap_line(index_url))  # the output asked for: any verbosity
             return
-        path = robots_path(options["file"], target)
-        original = read(path)
+        path, original = robots_file(options["file"], target)
         update = plan_update(decode(original or b""), index_url)
         self.say(2, f"Index URL: {index_url}", options)
         if original is None:
@@ -128,7 +127,8 @@ class Command(BaseCommand):
             self.stdout.write(options["label"] + message)
 
 
-def robots_path(file_option: str | None, target: SiteConfig | None) -> Path:
+def robots_file(file_option: str | None, target: SiteConfig | None) -> tuple[Path, bytes | None]:
+    """The robots.txt to update and its bytes, None when it does not exist yet."""
     if target is not None:
         value = file_option or target.robots_txt_path
         setting = f"SITEMAPKIT['SITES'][{target.name!r}]['ROBOTS_TXT_PATH']"
@@ -142,15 +142,10 @@ def robots_path(file_option: str | None, target: SiteConfig | None) -> Path:
         raise CommandError(f"{path} is a directory; name the robots.txt file itself.")
     if not path.parent.is_dir():
         raise CommandError(f"Cannot create {path}: the directory {path.parent} does not exist.")
-    return path
-
-
-def read(path: Path) -> bytes | None:
-    """The file's bytes, or None when it does not exist yet."""
     try:
-        return path.read_bytes()
+        return path, path.read_bytes()
     except FileNotFoundError:
-        return None
+        return path, None
     except OSError as exc:
         raise CommandError(f"Cannot read {path}: {exc.strerror or exc}.") from None
 
