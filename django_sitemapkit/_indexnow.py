@@ -12,7 +12,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 from xml.sax.saxutils import unescape
@@ -95,14 +95,6 @@ def key_location(base_url: str, key: str, namespace: str = URL_NAMESPACE) -> str
     return base_url + get_script_prefix() + f"{key}.txt"
 
 
-@dataclass
-class Submission:
-    """URLs accepted by the endpoint, and URLs not sent because it failed."""
-
-    sent: int = 0
-    unsent: int = 0
-
-
 def submit(
     urls: Sequence[str],
     *,
@@ -110,29 +102,29 @@ def submit(
     config: IndexNowConfig,
     key_url: str,
     sleep: Callable[[float], None] = time.sleep,
-) -> Submission:
+) -> tuple[int, int]:
     """POST the URLs of ``base_url``'s host in batches, all within ``config.deadline`` seconds;
-    the first batch that fails stops the rest."""
+    the first batch that fails stops the rest. Returns how many URLs the endpoint accepted and
+    how many were not sent because it failed."""
     host = urlsplit(base_url).netloc
     own = [url for url in urls if urlsplit(url).netloc == host]
-    outcome = Submission()
     deadline = Deadline(config.deadline)
+    sent = 0
     for start in range(0, len(own), config.batch_size):
         batch = own[start : start + config.batch_size]
         body = {"host": host, "key": config.key, "keyLocation": key_url, "urlList": batch}
         if not _post(config.endpoint, body, deadline, sleep):
-            outcome.unsent = len(own) - start
             logger.warning(
                 "IndexNow: %d changed URLs of %s not submitted to %s.",
-                outcome.unsent,
+                len(own) - start,
                 host,
                 config.endpoint,
             )
             break
-        outcome.sent += len(batch)
-    if outcome.sent:
-        logger.info("IndexNow: %d changed URLs of %s submitted.", outcome.sent, host)
-    return outcome
+        sent += len(batch)
+    if sent:
+        logger.info("IndexNow: %d changed URLs of %s submitted.", sent, host)
+    return sent, len(own) - sent
 
 
 def _post(
@@ -174,9 +166,7 @@ def _post(
 
 def entries(xml: bytes | None) -> Iterator[tuple[str, bytes]]:
     """Each ``<url>`` of a ``<urlset>`` file: its location and a digest of the whole entry."""
-    if not xml:
-        return
-    for match in _ENTRY.finditer(xml):
+    for match in _ENTRY.finditer(xml or b""):
         loc = _LOC.search(match.group(1))
         if loc is not None:
             url = unescape(loc.group(1).decode("utf-8").strip(), _ENTITIES)
@@ -206,53 +196,50 @@ class UrlDiff:
 
     def changed(self) -> list[str]:
         """Every URL added, edited or removed (moved to another page unchanged: not), sorted."""
-        urls = set(self._edited)
-        for url in self._gone.keys() | self._came.keys():
-            digest = self._gone.get(url)
-            if digest is None or digest != self._came.get(url):
-                urls.add(url)
-        return sorted(urls)
+        either = self._gone.keys() | self._came.keys()
+        urls = {url for url in either if self._gone.get(url) != self._came.get(url)}
+        return sorted(urls | self._edited)
 
 
 def is_page(name: str) -> bool:
     return name.startswith("sitemap-") and name.endswith(".xml")
 
 
+@dataclass(eq=False)
 class WatchingTransaction:
     """A transaction that passes everything on and notes which URLs its pages change."""
 
-    def __init__(self, inner: Transaction, publisher: Publisher, previous: Manifest) -> None:
-        self._inner = inner
-        self._publisher = publisher
-        self._previous = previous
-        # None once noting failed: nothing is announced rather than a part.
-        self.diff: UrlDiff | None = UrlDiff()
-        self.published = False
+    inner: Transaction
+    publisher: Publisher
+    previous: Manifest
+    # None once noting failed: nothing is announced rather than a part.
+    diff: UrlDiff | None = field(default_factory=UrlDiff)
+    published: bool = False
 
     def write(self, name: str, data: bytes) -> None:
         if is_page(name):
             self._note(name, data)
-        self._inner.write(name, data)
+        self.inner.write(name, data)
 
     def keep(self, name: str) -> None:
-        self._inner.keep(name)
+        self.inner.keep(name)
 
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
         current = set(manifest.files())
-        for name in self._previous.files():
+        for name in self.previous.files():
             if is_page(name) and name not in current:
                 self._note(name, None)
-        self._inner.publish(index, manifest)
+        self.inner.publish(index, manifest)
         self.published = True
 
     def abort(self) -> None:
-        self._inner.abort()
+        self.inner.abort()
 
     def _note(self, name: str, new: bytes | None) -> None:
         if self.diff is None:
             return
         try:
-            self.diff.page(self._publisher.read(self._previous, name), new)
+            self.diff.page(self.publisher.read(self.previous, name), new)
         except Exception:
             logger.warning("IndexNow: could not compare %s; nothing will be submitted.", name)
             self.diff = None

@@ -87,33 +87,31 @@ def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> Si
         ]
         return SiteStatus(name, published=False, sections=never)
     built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
-    status = SiteStatus(name, True, manifest.generation, built_at, manifest.seconds)
     with rendering_site(site):
-        for sitemap in registry:
-            section = _section_status(sitemap.name, manifest)
-            section.reason = _stale_because(sitemap, manifest, registry.name)
-            if not section.reason and not build_holds_writes(
-                registry, manifest.generation, [sitemap.name]
-            ):
-                section.reason = "saved since the build: served live"
-            section.stale = bool(section.reason)
-            report = route_report(sitemap)
-            if report is not None:
-                section.fast_path, section.urls_from = report
-            status.sections.append(section)
-    return status
+        sections = [_section_status(sitemap, manifest, registry) for sitemap in registry]
+    return SiteStatus(name, True, manifest.generation, built_at, manifest.seconds, sections)
 
 
-def _section_status(name: str, manifest: Manifest) -> SectionStatus:
-    records = [record for record in manifest.pages if record.section == name]
+def _section_status(
+    sitemap: Sitemap, manifest: Manifest, registry: SectionRegistry
+) -> SectionStatus:
+    records = [record for record in manifest.pages if record.section == sitemap.name]
     newest = max((v for r in records if (v := r.lastmod_value()) is not None), default=None)
+    reason = _stale_because(sitemap, manifest, registry.name)
+    if not reason and not build_holds_writes(registry, manifest.generation, [sitemap.name]):
+        reason = "saved since the build: served live"
+    fast_path, urls_from = route_report(sitemap) or (None, "")
     return SectionStatus(
-        name,
+        sitemap.name,
         published=bool(records),
         urls=sum(r.urls for r in records),
         files=len(records),
         newest_lastmod=None if newest is None else to_seconds(newest),
         skipped=sum(r.skipped for r in records),
+        stale=bool(reason),
+        reason=reason,
+        fast_path=fast_path,
+        urls_from=urls_from,
     )
 
 

@@ -139,8 +139,7 @@ def _by_site(sections: Sequence[str]) -> list[tuple[str | None, list[str]]]:
         return []
     if not sites:
         return [(None, list(sections))]
-    by_site = [(s.name, [name for name in sections if s.lists(name)]) for s in sites]
-    return [(name, names) for name, names in by_site if names]
+    return [(s.name, [name for name in sections if s.lists(name)]) for s in sites]
 
 
 def _window_key(site_name: str | None, section: str) -> str:

@@ -62,18 +62,15 @@ def _key(kind: str, name: str) -> str:
 
 def section_tokens(cache: BaseCache, sections: Iterable[str]) -> dict[str, str]:
     """The current token of each section, creating missing ones."""
-    names = list(sections)
-    found = cache.get_many([_key("token", name) for name in names])
-    tokens: dict[str, str] = {}
-    for name in names:
-        token = found.get(_key("token", name))
-        if token is None:
+    keys = {name: _key("token", name) for name in sections}
+    found = cache.get_many(list(keys.values()))
+    for key in keys.values():
+        if found.get(key) is None:
             # add() keeps a token another process set meanwhile; tokens
             # outlive cached files: losing one only costs a re-render.
-            cache.add(_key("token", name), uuid.uuid4().hex, None)
-            token = cache.get(_key("token", name)) or uuid.uuid4().hex
-        tokens[name] = token
-    return tokens
+            cache.add(key, uuid.uuid4().hex, None)
+            found[key] = cache.get(key) or uuid.uuid4().hex
+    return {name: found[key] for name, key in keys.items()}
 
 
 def sections_written(sections: Iterable[str], *, build_stale: bool = True) -> None:
@@ -89,11 +86,9 @@ def sections_written(sections: Iterable[str], *, build_stale: bool = True) -> No
 def write_marks(sections: Iterable[str]) -> dict[str, str]:
     """The write mark of each section, "" for one no write has marked."""
     cache = shared_cache()
-    names = list(sections)
-    if cache is None:
-        return dict.fromkeys(names, "")
-    found = cache.get_many([_key("written", name) for name in names])
-    return {name: found.get(_key("written", name), "") for name in names}
+    keys = {name: _key("written", name) for name in sections}
+    found = {} if cache is None else cache.get_many(list(keys.values()))
+    return {name: found.get(key, "") for name, key in keys.items()}
 
 
 def _build_key(sitemaps: SectionRegistry, generation: str) -> str:
@@ -139,20 +134,18 @@ def build_holds_writes(sitemaps: SectionRegistry, generation: str, sections: Seq
         cache.add(key, write_marks(sitemaps.sections()), None)
         return True
     # A section the record lacks was registered since the build, which has no file of it.
-    marks = {name: found.get(_key("written", name), "") for name in sections}
-    return all(name in recorded and marks[name] == recorded[name] for name in sections)
+    return all(recorded.get(name) == found.get(_key("written", name), "") for name in sections)
 
 
 def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[str]:
     """The sections of ``sitemaps`` that list rows of ``model``, of its concrete model, or of
     a model it inherits from with a table of its own (a Wagtail page type's ``Page``)."""
     lineage = {model._meta.concrete_model, *model._meta.get_parent_list()}
-    names = []
-    for sitemap in sitemaps:
-        listed = sitemap.get_model()
-        if listed is not None and listed._meta.concrete_model in lineage:
-            names.append(sitemap.name)
-    return names
+    return [
+        sitemap.name
+        for sitemap in sitemaps
+        if (listed := sitemap.get_model()) is not None and listed._meta.concrete_model in lineage
+    ]
 
 
 def file_key(kind: str, base_url: str, tokens: dict[str, str]) -> str:

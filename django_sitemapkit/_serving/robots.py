@@ -94,20 +94,15 @@ def plan_update(text: str, index_url: str) -> RobotsUpdate:
     bom = BOM if text.startswith(BOM) else ""
     lines = split_lines(text[len(bom) :])
     eol = dominant_line_ending(lines)
-    present = any(sitemap_url(content) == index_url for content, _ in lines)
-    kept: list[Line] = []
-    stale: list[str] = []
-    for content, ending in lines:
-        url = sitemap_url(content)
-        if url is None or url == index_url or not is_stale(url, index_url):
-            kept.append((content, ending))
-            continue
-        if not present and not stale:
-            kept.append((sitemap_line(index_url), ending))
-        stale.append(url)
-    if present:
+    urls = [sitemap_url(content) for content, _ in lines]
+    stale = [url for url in urls if url and url != index_url and is_stale(url, index_url)]
+    kept = [line for line, url in zip(lines, urls, strict=True) if url not in stale]
+    if index_url in urls:
         action = Action.REMOVED_STALE if stale else Action.UNCHANGED
     elif stale:
+        # Every line before the first stale one is kept: the new line takes its place.
+        first = urls.index(stale[0])
+        kept.insert(first, (sitemap_line(index_url), lines[first][1]))
         action = Action.REPLACED
     else:
         kept = _append(kept, sitemap_line(index_url), eol)

@@ -81,8 +81,7 @@ class Command(BaseCommand):
         if options["print"]:
             self.stdout.write(sitemap_line(index_url))  # the output asked for: any verbosity
             return
-        path = robots_path(options["file"], target)
-        original = read(path)
+        path, original = robots_file(options["file"], target)
         update = plan_update(decode(original or b""), index_url)
         self.say(2, f"Index URL: {index_url}", options)
         if original is None:
@@ -112,10 +111,9 @@ class Command(BaseCommand):
                 base = clean_base_url(base_url_option, "--base-url")
             else:
                 base = base_url() if target is None else target.base_url
+            return base + index_path()
         except BaseUrlError as exc:
             raise CommandError(str(exc)) from None
-        try:
-            return base + index_path()
         except NoReverseMatch as exc:
             # Only where something else took the 'sitemapkit' namespace: without
             # it, the index lies at the site's root.
@@ -129,7 +127,8 @@ class Command(BaseCommand):
             self.stdout.write(options["label"] + message)
 
 
-def robots_path(file_option: str | None, target: SiteConfig | None) -> Path:
+def robots_file(file_option: str | None, target: SiteConfig | None) -> tuple[Path, bytes | None]:
+    """The robots.txt to update and its bytes, None when it does not exist yet."""
     if target is not None:
         value = file_option or target.robots_txt_path
         setting = f"SITEMAPKIT['SITES'][{target.name!r}]['ROBOTS_TXT_PATH']"
@@ -143,15 +142,10 @@ def robots_path(file_option: str | None, target: SiteConfig | None) -> Path:
         raise CommandError(f"{path} is a directory; name the robots.txt file itself.")
     if not path.parent.is_dir():
         raise CommandError(f"Cannot create {path}: the directory {path.parent} does not exist.")
-    return path
-
-
-def read(path: Path) -> bytes | None:
-    """The file's bytes, or None when it does not exist yet."""
     try:
-        return path.read_bytes()
+        return path, path.read_bytes()
     except FileNotFoundError:
-        return None
+        return path, None
     except OSError as exc:
         raise CommandError(f"Cannot read {path}: {exc.strerror or exc}.") from None
 
@@ -181,9 +175,8 @@ def outcome(
         verb = "Would add" if would else "Added"
         return f"{verb} '{sitemap_line(index_url)}' to {path}{created}."
     if update.action is Action.REPLACED:
-        return (
-            f"{'Would replace' if would else 'Replaced'} stale {stale} with {index_url} in {path}."
-        )
+        verb = "Would replace" if would else "Replaced"
+        return f"{verb} stale {stale} with {index_url} in {path}."
     if update.action is Action.REMOVED_STALE:
         verb = "Would remove" if would else "Removed"
         return f"{verb} stale {stale} from {path}, which already lists {index_url}."
@@ -191,17 +184,11 @@ def outcome(
 
 
 def diff(path: Path, original: bytes | None, new_text: str) -> str:
-    """A unified diff of the lines; line endings are not shown (they never change)."""
-    lines = difflib.unified_diff(
-        [_printable(content) for content, _ in split_lines(decode(original or b""))],
-        [_printable(content) for content, _ in split_lines(new_text)],
-        fromfile="/dev/null" if original is None else str(path),
-        tofile=str(path),
-        lineterm="",
+    """A unified diff of the lines; line endings are not shown (they never change), and
+    undecodable bytes are escaped: lone surrogates cannot be written to a UTF-8 stream."""
+    before, after = (
+        [content for content, _ in split_lines(data.decode("utf-8", "backslashreplace"))]
+        for data in (original or b"", encode(new_text))
     )
-    return "\n".join(lines)
-
-
-def _printable(text: str) -> str:
-    # Undecodable bytes (lone surrogates) cannot be written to a UTF-8 stream.
-    return encode(text).decode("utf-8", "backslashreplace")
+    fromfile = "/dev/null" if original is None else str(path)
+    return "\n".join(difflib.unified_diff(before, after, fromfile, str(path), lineterm=""))
