@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import functools
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -79,9 +79,6 @@ class BuildResult:
             f"({self.bytes:,} rendered) in {self.seconds:.2f} s."
         )
 
-    def count_skipped(self, count: int) -> None:
-        self.skipped += count
-
 
 def sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
@@ -98,40 +95,6 @@ def retry_on_fresh_connections(read: Callable[[], T]) -> T:
         for connection in connections.all():
             connection.close()
         return read()
-
-
-def render_section(
-    sitemap: Sitemap,
-    context: RenderContext,
-    numbers: list[int],
-    skipped: Callable[[int], None],
-    invalidate_listing: Callable[[str], None],
-) -> Iterator[tuple[int, RenderedPage]]:
-    """Pages ``numbers`` of a section, then any split off while rendering them. A page whose every
-    URL is skipped has no file (``skipped`` is told its rows); ``invalidate_listing``: on a split."""
-    done: set[int] = set()
-    pending = numbers
-    while pending:
-        overflowed = False
-        for number in pending:
-            done.add(number)
-            try:
-                page = retry_on_fresh_connections(
-                    functools.partial(sections.render_sitemap_page, sitemap, number, context)
-                )
-            except PageNotFound as exc:
-                skipped(exc.skipped)
-                continue
-            overflowed = overflowed or page.overflowed
-            if page.pages_recut:
-                invalidate_listing(sitemap.name)
-            yield number, page
-            # Not held while the next page renders: a page is megabytes.
-            del page
-        if not overflowed:
-            return
-        figures = sections.page_figures(sitemap, context)
-        pending = [f.number for f in figures if f.number not in done]
 
 
 class SectionPages:
@@ -179,30 +142,47 @@ class SectionPages:
         return records
 
     def build(self, sitemap: Sitemap) -> list[FileRecord]:
+        """Each page listed, kept as published while its figures stay the same, else rendered;
+        then those split off while rendering, listed anew (with no figures of their own yet)."""
+        name = sitemap.name
+        may_keep = name in self._keep_sections and sections.fingerprints_reliable(sitemap)
+        pending: dict[int, PageFigures | None] = {f.number: f for f in self._figures[name]}
+        done: set[int] = set()
         records: list[FileRecord] = []
-        to_render: dict[int, PageFigures] = {}
-        may_keep = sitemap.name in self._keep_sections and sections.fingerprints_reliable(sitemap)
-        for figures in self._figures[sitemap.name]:
-            before = self._old.get((sitemap.name, figures.number))
-            if may_keep and before is not None and before.fingerprint == figures.fingerprint:
-                kept = replace(before, index_lastmod=index_lastmod(figures, None))
-                records.append(self._files.keep(kept))
+        while pending:
+            overflowed = False
+            for number, figures in pending.items():
+                done.add(number)
+                before = self._old.get((name, number))
+                if may_keep and before and figures and before.fingerprint == figures.fingerprint:
+                    kept = replace(before, index_lastmod=index_lastmod(figures, None))
+                    records.append(self._files.keep(kept))
+                elif (page := self._render(sitemap, number)) is not None:
+                    overflowed = overflowed or page.overflowed
+                    records.append(self._files.write(name, number, page, before, figures))
+                    # Not held while the next page renders: a page is megabytes.
+                    del page
+                else:
+                    continue
                 self._advance()
-            else:
-                to_render[figures.number] = figures
-        skipped = self._files.result.count_skipped
-        changed = self._sitemaps.invalidate_listing
-        for number, page in render_section(
-            sitemap, self._context, list(to_render), skipped, changed
-        ):
-            before = self._old.get((sitemap.name, number))
-            records.append(
-                self._files.write(sitemap.name, number, page, before, to_render.get(number))
-            )
-            self._advance()
-            del page
-        self._files.settle()
+            if not overflowed:
+                break
+            listed = sections.page_figures(sitemap, self._context)
+            pending = {f.number: None for f in listed if f.number not in done}
         return sorted(records, key=lambda record: record.number)
+
+    def _render(self, sitemap: Sitemap, number: int) -> RenderedPage | None:
+        """Page ``number``; None if its every URL is skipped (it has no file; its rows count)."""
+        try:
+            page = retry_on_fresh_connections(
+                functools.partial(sections.render_sitemap_page, sitemap, number, self._context)
+            )
+        except PageNotFound as exc:
+            self._files.result.skipped += exc.skipped
+            return None
+        if page.pages_recut:
+            self._sitemaps.invalidate_listing(sitemap.name)
+        return page
 
     def _advance(self) -> None:
         self._done += 1
