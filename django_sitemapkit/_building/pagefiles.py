@@ -203,18 +203,22 @@ def index_lastmod(figures: PageFigures | None, page: RenderedPage | None) -> str
 def changed_lastmod(
     newest: datetime.datetime | None,
     published: bool,
-    previous: datetime.datetime | None,
+    previous: str | None,
     started: datetime.datetime,
-) -> str:
-    """The Last-Modified of a file whose bytes changed (``newest``: its newest entry's lastmod;
-    ``previous``: what its old bytes announced, if ``published``), later than the old one: a
-    client holding the old bytes must never be told they are current. When no row says so (a
-    deletion, an edited location), the build's time, a second after ``previous`` at least."""
-    if newest is not None and (not published or (previous is not None and newest > previous)):
+) -> str | None:
+    """The Last-Modified of a file whose bytes changed (``newest``: its newest entry's lastmod,
+    None where an entry has none: so is the file's; ``previous``: what its old bytes announced, if
+    ``published``), later than the old one: a client holding the old bytes must never be told
+    they are current. When no row says so (a deletion, an edited location), the build's time, a
+    second after ``previous`` at least."""
+    if newest is None:
+        return None
+    before = None if previous is None else datetime.datetime.fromisoformat(previous)
+    if not published or (before is not None and newest > before):
         return newest.isoformat()
-    if previous is None:
+    if before is None:
         return started.isoformat()
-    return max(started, previous + datetime.timedelta(seconds=1)).isoformat()
+    return max(started, before + datetime.timedelta(seconds=1)).isoformat()
 
 
 class PageFiles:
@@ -309,8 +313,8 @@ class PageFiles:
             if not self._rewrite:
                 self._keep_files(record.name)
                 return
-        elif newest is not None:
-            previous = None if before is None else before.lastmod_value()
+        else:
+            previous = None if before is None else before.lastmod
             record.lastmod = changed_lastmod(newest, before is not None, previous, self._started)
         self._write(record.name, content)
         if self._gzip:
