@@ -133,10 +133,7 @@ class SectionPages:
 
     def keep_published(self, sitemap: Sitemap) -> list[FileRecord]:
         """The published pages of a section not built this time, their files kept as they are."""
-        records = sorted(
-            (record for record in self._old.values() if record.section == sitemap.name),
-            key=lambda record: record.number,
-        )
+        records = [r for (section, _), r in sorted(self._old.items()) if section == sitemap.name]
         for record in records:
             self._files.keep(record, count=False)
         return records
@@ -191,13 +188,11 @@ class SectionPages:
             self._progress(self._done, max(self._total, self._done))
 
 
-def index_lastmod(figures: PageFigures | None, page: RenderedPage | None) -> str | None:
+def index_lastmod(figures: PageFigures | None, newest: datetime.datetime | None) -> str | None:
     """The page's lastmod in the index: its figures' newest, as the live index announces it;
-    a page split off while rendering has no figures yet and is dated by its render."""
-    if figures is not None:
-        return None if figures.newest is None else figures.newest.isoformat()
-    assert page is not None
-    return page.lastmod.isoformat() if page.lastmod and page.every_entry_dated else None
+    a page split off while rendering has no figures yet: its render's ``newest``."""
+    dated = newest if figures is None else figures.newest
+    return None if dated is None else dated.isoformat()
 
 
 def changed_lastmod(
@@ -262,6 +257,7 @@ class PageFiles:
     ) -> FileRecord:
         """The record of a rendered page, whose files are written unless ``before``'s hold its
         bytes (its digest is filled in by ``settle()``)."""
+        newest = page.lastmod if page.every_entry_dated else None
         record = FileRecord(
             section=section,
             number=number,
@@ -269,7 +265,7 @@ class PageFiles:
             size=len(page.content),
             urls=page.url_count,
             lastmod=None,  # set by _store, once its bytes are compared with the published ones
-            index_lastmod=index_lastmod(figures, page),
+            index_lastmod=index_lastmod(figures, newest),
             skipped=page.skipped,
             # Cut short while rendering, it holds fewer rows than its figures: rendered next time.
             fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
@@ -280,7 +276,6 @@ class PageFiles:
         result.lastmods_dropped += page.lastmods_dropped
         result.images_dropped += page.images_dropped
         result.bytes += len(page.content)
-        newest = page.lastmod if page.every_entry_dated else None
         self._queue(self._store, record, before, page.content, newest)
         return record
 
