@@ -3,6 +3,7 @@ own rendering code, so a built file and a served one are the same bytes."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import inspect
@@ -291,24 +292,16 @@ class Builder:
         later than the old one's whenever its bytes changed (see ``changed_lastmod``)."""
         if previous is not None and previous.index_sha256 == digest:
             return previous.index_lastmod
-        if index.last_modified is None:
-            return None
         before = None if previous is None else previous.index_lastmod
-        before_value = None if before is None else datetime.datetime.fromisoformat(before)
-        return changed_lastmod(
-            index.last_modified, previous is not None, before_value, self.started
-        )
+        return changed_lastmod(index.last_modified, previous is not None, before, self.started)
 
 
 def config_fingerprint(sitemap: Sitemap) -> str:
     """A digest of what shapes a section's files besides its rows (which figures cannot tell): its
     class's name and public attributes, the project's methods' source, the routes of the URL names
     it reverses (or its model's ``get_absolute_url``), and the settings that change every file."""
-    digest = hashlib.sha256()
-    for part in _config_parts(sitemap):
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0")
-    return digest.hexdigest()[:32]
+    text = "".join(part + "\0" for part in _config_parts(sitemap))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _config_parts(sitemap: Sitemap) -> Iterator[str]:
@@ -324,7 +317,7 @@ def _config_parts(sitemap: Sitemap) -> Iterator[str]:
             function = getattr(member, "__func__", member)
             if inspect.isfunction(function):
                 yield f"{klass.__qualname__}.{name}: {_source(function)}"
-    for name in _url_names(sitemap):
+    for name in sorted(_url_names(sitemap)):
         yield f"url {name}: {_routes(name)}"
     model = sitemap.get_model()
     if model is not None:
@@ -339,16 +332,14 @@ def _attributes(sitemap: Sitemap) -> Iterator[str]:
             value = getattr(sitemap, name)
         except Exception:
             continue
-        if not (inspect.ismethod(value) or inspect.isfunction(value) or isinstance(value, type)):
-            yield f"{name}={_stable_repr(value)}"
-
-
-def _stable_repr(value: Any) -> str:
-    """``repr`` without memory addresses, which change from one process to the next."""
-    if callable(value):
-        return f"<callable {getattr(value, '__qualname__', type(value).__qualname__)}>"
-    text = repr(value)
-    return text if " at 0x" not in text else f"<{type(value).__qualname__}>"
+        if inspect.ismethod(value) or inspect.isfunction(value) or isinstance(value, type):
+            continue
+        # Stable from one process to the next: no memory address.
+        if callable(value):
+            text = f"<callable {getattr(value, '__qualname__', type(value).__qualname__)}>"
+        elif " at 0x" in (text := repr(value)):
+            text = f"<{type(value).__qualname__}>"
+        yield f"{name}={text}"
 
 
 def _source(function: Any) -> str:
@@ -362,19 +353,15 @@ def _source(function: Any) -> str:
         return "" if code is None else code.co_code.hex()
 
 
-def _url_names(sitemap: Sitemap) -> list[str]:
+def _url_names(sitemap: Sitemap) -> set[str]:
     if isinstance(sitemap, ModelSitemap):
         route = url_route(sitemap)
-        return [] if route is None else [route.url_name]
-    if isinstance(sitemap, StaticViewSitemap):
-        names = []
-        for entry in sitemap.url_names:
-            try:
-                names.append(UrlName.of(entry).name)
-            except Exception:
-                continue
-        return sorted(set(names))
-    return []
+        return set() if route is None else {route.url_name}
+    names = set()
+    for entry in sitemap.url_names if isinstance(sitemap, StaticViewSitemap) else []:
+        with contextlib.suppress(Exception):
+            names.add(UrlName.of(entry).name)
+    return names
 
 
 def _routes(name: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import functools
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -79,9 +79,6 @@ class BuildResult:
             f"({self.bytes:,} rendered) in {self.seconds:.2f} s."
         )
 
-    def count_skipped(self, count: int) -> None:
-        self.skipped += count
-
 
 def sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
@@ -98,40 +95,6 @@ def retry_on_fresh_connections(read: Callable[[], T]) -> T:
         for connection in connections.all():
             connection.close()
         return read()
-
-
-def render_section(
-    sitemap: Sitemap,
-    context: RenderContext,
-    numbers: list[int],
-    skipped: Callable[[int], None],
-    invalidate_listing: Callable[[str], None],
-) -> Iterator[tuple[int, RenderedPage]]:
-    """Pages ``numbers`` of a section, then any split off while rendering them. A page whose every
-    URL is skipped has no file (``skipped`` is told its rows); ``invalidate_listing``: on a split."""
-    done: set[int] = set()
-    pending = numbers
-    while pending:
-        overflowed = False
-        for number in pending:
-            done.add(number)
-            try:
-                page = retry_on_fresh_connections(
-                    functools.partial(sections.render_sitemap_page, sitemap, number, context)
-                )
-            except PageNotFound as exc:
-                skipped(exc.skipped)
-                continue
-            overflowed = overflowed or page.overflowed
-            if page.pages_recut:
-                invalidate_listing(sitemap.name)
-            yield number, page
-            # Not held while the next page renders: a page is megabytes.
-            del page
-        if not overflowed:
-            return
-        figures = sections.page_figures(sitemap, context)
-        pending = [f.number for f in figures if f.number not in done]
 
 
 class SectionPages:
@@ -170,39 +133,53 @@ class SectionPages:
 
     def keep_published(self, sitemap: Sitemap) -> list[FileRecord]:
         """The published pages of a section not built this time, their files kept as they are."""
-        records = sorted(
-            (record for record in self._old.values() if record.section == sitemap.name),
-            key=lambda record: record.number,
-        )
+        records = [r for (section, _), r in sorted(self._old.items()) if section == sitemap.name]
         for record in records:
             self._files.keep(record, count=False)
         return records
 
     def build(self, sitemap: Sitemap) -> list[FileRecord]:
+        """Each page listed, kept as published while its figures stay the same, else rendered;
+        then those split off while rendering, listed anew (with no figures of their own yet)."""
+        name = sitemap.name
+        may_keep = name in self._keep_sections and sections.fingerprints_reliable(sitemap)
+        pending: dict[int, PageFigures | None] = {f.number: f for f in self._figures[name]}
+        done: set[int] = set()
         records: list[FileRecord] = []
-        to_render: dict[int, PageFigures] = {}
-        may_keep = sitemap.name in self._keep_sections and sections.fingerprints_reliable(sitemap)
-        for figures in self._figures[sitemap.name]:
-            before = self._old.get((sitemap.name, figures.number))
-            if may_keep and before is not None and before.fingerprint == figures.fingerprint:
-                kept = replace(before, index_lastmod=index_lastmod(figures, None))
-                records.append(self._files.keep(kept))
+        while pending:
+            overflowed = False
+            for number, figures in pending.items():
+                done.add(number)
+                before = self._old.get((name, number))
+                if may_keep and before and figures and before.fingerprint == figures.fingerprint:
+                    kept = replace(before, index_lastmod=index_lastmod(figures, None))
+                    records.append(self._files.keep(kept))
+                elif (page := self._render(sitemap, number)) is not None:
+                    overflowed = overflowed or page.overflowed
+                    records.append(self._files.write(name, number, page, before, figures))
+                    # Not held while the next page renders: a page is megabytes.
+                    del page
+                else:
+                    continue
                 self._advance()
-            else:
-                to_render[figures.number] = figures
-        skipped = self._files.result.count_skipped
-        changed = self._sitemaps.invalidate_listing
-        for number, page in render_section(
-            sitemap, self._context, list(to_render), skipped, changed
-        ):
-            before = self._old.get((sitemap.name, number))
-            records.append(
-                self._files.write(sitemap.name, number, page, before, to_render.get(number))
-            )
-            self._advance()
-            del page
-        self._files.settle()
+            if not overflowed:
+                break
+            listed = sections.page_figures(sitemap, self._context)
+            pending = {f.number: None for f in listed if f.number not in done}
         return sorted(records, key=lambda record: record.number)
+
+    def _render(self, sitemap: Sitemap, number: int) -> RenderedPage | None:
+        """Page ``number``; None if its every URL is skipped (it has no file; its rows count)."""
+        try:
+            page = retry_on_fresh_connections(
+                functools.partial(sections.render_sitemap_page, sitemap, number, self._context)
+            )
+        except PageNotFound as exc:
+            self._files.result.skipped += exc.skipped
+            return None
+        if page.pages_recut:
+            self._sitemaps.invalidate_listing(sitemap.name)
+        return page
 
     def _advance(self) -> None:
         self._done += 1
@@ -211,30 +188,32 @@ class SectionPages:
             self._progress(self._done, max(self._total, self._done))
 
 
-def index_lastmod(figures: PageFigures | None, page: RenderedPage | None) -> str | None:
+def index_lastmod(figures: PageFigures | None, newest: datetime.datetime | None) -> str | None:
     """The page's lastmod in the index: its figures' newest, as the live index announces it;
-    a page split off while rendering has no figures yet and is dated by its render."""
-    if figures is not None:
-        return None if figures.newest is None else figures.newest.isoformat()
-    assert page is not None
-    return page.lastmod.isoformat() if page.lastmod and page.every_entry_dated else None
+    a page split off while rendering has no figures yet: its render's ``newest``."""
+    dated = newest if figures is None else figures.newest
+    return None if dated is None else dated.isoformat()
 
 
 def changed_lastmod(
     newest: datetime.datetime | None,
     published: bool,
-    previous: datetime.datetime | None,
+    previous: str | None,
     started: datetime.datetime,
-) -> str:
-    """The Last-Modified of a file whose bytes changed (``newest``: its newest entry's lastmod;
-    ``previous``: what its old bytes announced, if ``published``), later than the old one: a
-    client holding the old bytes must never be told they are current. When no row says so (a
-    deletion, an edited location), the build's time, a second after ``previous`` at least."""
-    if newest is not None and (not published or (previous is not None and newest > previous)):
+) -> str | None:
+    """The Last-Modified of a file whose bytes changed (``newest``: its newest entry's lastmod,
+    None where an entry has none: so is the file's; ``previous``: what its old bytes announced, if
+    ``published``), later than the old one: a client holding the old bytes must never be told
+    they are current. When no row says so (a deletion, an edited location), the build's time, a
+    second after ``previous`` at least."""
+    if newest is None:
+        return None
+    before = None if previous is None else datetime.datetime.fromisoformat(previous)
+    if not published or (before is not None and newest > before):
         return newest.isoformat()
-    if previous is None:
+    if before is None:
         return started.isoformat()
-    return max(started, previous + datetime.timedelta(seconds=1)).isoformat()
+    return max(started, before + datetime.timedelta(seconds=1)).isoformat()
 
 
 class PageFiles:
@@ -278,6 +257,7 @@ class PageFiles:
     ) -> FileRecord:
         """The record of a rendered page, whose files are written unless ``before``'s hold its
         bytes (its digest is filled in by ``settle()``)."""
+        newest = page.lastmod if page.every_entry_dated else None
         record = FileRecord(
             section=section,
             number=number,
@@ -285,7 +265,7 @@ class PageFiles:
             size=len(page.content),
             urls=page.url_count,
             lastmod=None,  # set by _store, once its bytes are compared with the published ones
-            index_lastmod=index_lastmod(figures, page),
+            index_lastmod=index_lastmod(figures, newest),
             skipped=page.skipped,
             # Cut short while rendering, it holds fewer rows than its figures: rendered next time.
             fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
@@ -296,7 +276,6 @@ class PageFiles:
         result.lastmods_dropped += page.lastmods_dropped
         result.images_dropped += page.images_dropped
         result.bytes += len(page.content)
-        newest = page.lastmod if page.every_entry_dated else None
         self._queue(self._store, record, before, page.content, newest)
         return record
 
@@ -329,8 +308,8 @@ class PageFiles:
             if not self._rewrite:
                 self._keep_files(record.name)
                 return
-        elif newest is not None:
-            previous = None if before is None else before.lastmod_value()
+        else:
+            previous = None if before is None else before.lastmod
             record.lastmod = changed_lastmod(newest, before is not None, previous, self._started)
         self._write(record.name, content)
         if self._gzip:

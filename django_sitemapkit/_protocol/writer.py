@@ -115,25 +115,17 @@ class _FileWriter:
 
     def add_xml(self, xml: str, entries: int = 1) -> bool:
         """Append serialised entries (one, or ``entries`` of one item), or none and return False."""
-        if self.count + entries > self.max_entries:
-            return False
-        size = len(xml) if xml.isascii() else len(xml.encode())
-        if self.size + size > self.max_bytes:
-            return False
-        self._entries.append(xml)
-        self.size += size
-        self.count += entries
-        if len(self._entries) >= _ENCODE_EVERY:
-            self._encode()
-        return True
+        return self.add_entries([xml], len(xml) if xml.isascii() else len(xml.encode()), entries)
 
-    def add_entries(self, xmls: list[str], size: int) -> bool:
-        """Append ``xmls``, an entry each, ``size`` UTF-8 bytes in all, or none and return False."""
-        if self.count + len(xmls) > self.max_entries or self.size + size > self.max_bytes:
+    def add_entries(self, xmls: list[str], size: int, entries: int | None = None) -> bool:
+        """Append ``xmls``, ``size`` UTF-8 bytes in all, holding ``entries`` entries (default: one
+        each), or none and return False."""
+        count = self.count + (len(xmls) if entries is None else entries)
+        if count > self.max_entries or self.size + size > self.max_bytes:
             return False
         self._entries.extend(xmls)
         self.size += size
-        self.count += len(xmls)
+        self.count = count
         if len(self._entries) >= _ENCODE_EVERY:
             self._encode()
         return True

@@ -40,12 +40,6 @@ def test_summary_of_a_dry_run_with_unwritable_lastmods() -> None:
     )
 
 
-def test_skipped_rows_add_up() -> None:
-    result = BuildResult(skipped=2)
-    result.count_skipped(3)
-    assert result.skipped == 5
-
-
 def test_summary_counts_dropped_images() -> None:
     result = BuildResult(sections=1, urls=10, lastmods_dropped=2, images_dropped=1001)
     assert "10 URLs (0 skipped, 2 without their unwritable lastmod, 1,001 images dropped)" in (

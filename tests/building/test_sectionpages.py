@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from django_sitemapkit._engine import sections
+from django_sitemapkit._publishing.selection import get_publisher
 from tests.building.builds import EDITED, build, published
 from tests.testapp.models import Article
 
@@ -63,3 +64,25 @@ def test_progress_counts_every_page_kept_or_rendered(site: Any, build_dir: Path)
     result = build(progress=lambda done, total: calls.append((done, total)))
     assert len(result.written) == 4
     assert calls == [(done, 6) for done in range(1, 7)]
+
+
+def test_a_page_split_while_others_are_kept_lists_each_page_once(
+    site: Any, build_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build()
+    monkeypatch.setattr("django_sitemapkit._engine.entries.MAX_BYTES_PER_FILE", 2500)
+    for i in range(10, 20):  # page 2 grows past the byte limit: split while 1, 3 and 4 are kept
+        Article.objects.filter(slug=f"a{i}").update(slug=f"a{i}-" + "x" * 300, updated_at=EDITED)
+    result = build()
+    manifest = get_publisher().manifest()
+    assert manifest is not None
+    articles = [r.number for r in manifest.pages if r.section == "testapp-article"]
+    assert articles == [1, 2, 3, 4, 5]
+    assert sorted(result.written) == [
+        "sitemap-testapp-article-2.xml",
+        "sitemap-testapp-article-2.xml.gz",
+        "sitemap-testapp-article-5.xml",
+        "sitemap-testapp-article-5.xml.gz",
+        "sitemap.xml",
+        "sitemap.xml.gz",
+    ]
