@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files.storage import FileSystemStorage, storages
+from django.core.management.base import CommandError
 from django.urls import NoReverseMatch
 
 from django_sitemapkit._boundedhttp import Deadline, Response, exchange
@@ -27,7 +28,7 @@ from django_sitemapkit._publishing.base import Manifest, Publisher, PublishError
 from django_sitemapkit._publishing.flatstorage import FlatPublisher
 from django_sitemapkit._publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
 from django_sitemapkit._publishing.selection import get_publisher
-from django_sitemapkit._siteconfig import SiteConfig, selected_sites
+from django_sitemapkit._siteconfig import SiteConfig, chosen_sites
 
 READ_CAP = MAX_BYTES_PER_FILE + 1  # one byte more than the protocol allows tells a file is over
 # Deflate never doubles its input: a gzip file this large inflates past the cap.
@@ -57,10 +58,6 @@ class OffSite(FetchError):
 
 class TimeUp(FetchError):
     """The run's deadline passed: nothing more is read."""
-
-
-class TargetError(Exception):
-    """Nothing to validate where the command was pointed; the message says why."""
 
 
 def origin(url: str) -> tuple[str, str]:
@@ -283,12 +280,12 @@ def live_sources(url: str, deadline: Deadline) -> list[Source]:
     try:
         read = read_robots(robots, deadline, site)
     except FetchError as exc:
-        raise TargetError(f"cannot read {robots}: {exc}") from None
+        raise CommandError(f"cannot read {robots}: {exc}") from None
     if read[1] is None:
-        raise TargetError(f"{robots} does not exist: name the sitemap URL instead.")
+        raise CommandError(f"{robots} does not exist: name the sitemap URL instead.")
     listed = sitemap_lines(read[1])
     if not listed:
-        raise TargetError(f"{robots} has no Sitemap line: crawlers cannot find the sitemaps.")
+        raise CommandError(f"{robots} has no Sitemap line: crawlers cannot find the sitemaps.")
     return [HttpSource(index, deadline, site, read) for index in dict.fromkeys(listed)]
 
 
@@ -302,13 +299,13 @@ def _index_path() -> str:
 def path_source(path: Path, base: str | None, robots: str | None) -> Source:
     """A build folder's ``current`` set, a folder of files, or an index file."""
     if not path.exists():
-        raise TargetError(f"{path} does not exist.")
+        raise CommandError(f"{path} does not exist.")
     manifest = LocalPublisher(path).manifest() if path.is_dir() else None
     try:
         root = clean_base_url(base, "--base-url") if base else None
         root = root or (manifest.base_url if manifest else None) or base_url()
     except ImproperlyConfigured as exc:
-        raise TargetError(f"{exc} (or pass --base-url)") from None
+        raise CommandError(f"{exc} (or pass --base-url)") from None
     index_url = root + _index_path()
     robots = robots or get_settings().ROBOTS_TXT_PATH
     if path.is_file():
@@ -324,7 +321,7 @@ def _publisher(alias: str | None, site: SiteConfig | None) -> Publisher:
     try:
         storage = storages[alias]
     except Exception as exc:  # InvalidStorageError
-        raise TargetError(f"no storage {alias!r} in STORAGES: {exc}") from None
+        raise CommandError(f"no storage {alias!r} in STORAGES: {exc}") from None
     folder = "" if site is None else site.name
     if isinstance(storage, FileSystemStorage):
         return LocalPublisher(Path(storage.location) / folder)
@@ -335,19 +332,15 @@ def published_sources(
     alias: str | None, site_names: Sequence[str] | None, robots: str | None
 ) -> list[Source]:
     """The published set of every selected site (or of the one site) in the storage."""
-    try:
-        sites = selected_sites(site_names)
-    except (LookupError, ImproperlyConfigured) as exc:
-        raise TargetError(str(exc)) from None
     found: list[Source] = []
-    for site in sites:
+    for site in chosen_sites(site_names):
         try:
             publisher = _publisher(alias, site)
         except PublishError as exc:
-            raise TargetError(str(exc)) from None
+            raise CommandError(str(exc)) from None
         manifest = publisher.manifest()
         if manifest is None:
-            raise TargetError(
+            raise CommandError(
                 f"Nothing is published in {publisher.description}: run sitemapkit_build first, "
                 "or name a folder or URL."
             )

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from django.core.management.base import CommandError
+
 from django_sitemapkit._protocol.locations import DEFAULT_PORTS, MAX_URL_LENGTH
 from django_sitemapkit._protocol.writer import CHANGEFREQS, MAX_BYTES_PER_FILE, SITEMAP_NS
 from django_sitemapkit._validation.sources import Readable
@@ -97,10 +99,6 @@ def value_problem(field: str, value: str) -> str | None:
 Schemas = dict[str, Any]  # the XSDs of a folder, by root element
 
 
-class SchemaError(Exception):
-    """The schema folder cannot be used; the message says why."""
-
-
 def load_schemas(option: str | None) -> Schemas | None:
     """The XSDs of ``--xsd-dir``, else ``$SITEMAPKIT_XSD_DIR`` (None: neither); for pages,
     ``sitemap-all.local.xsd`` (importing the extensions' schemas) if there, else ``sitemap.xsd``."""
@@ -109,19 +107,19 @@ def load_schemas(option: str | None) -> Schemas | None:
         return None
     folder = Path(value).expanduser()
     if etree is None:
-        raise SchemaError(
+        raise CommandError(
             f"validating against the XSDs of {folder} needs lxml, which is not installed: "
             "pip install lxml (the package's 'validate' extra installs it)"
         )
     for name in ("sitemap.xsd", "siteindex.xsd"):
         if not (folder / name).is_file():
-            raise SchemaError(f"{folder} has no {name}")
+            raise CommandError(f"{folder} has no {name}")
     extended = (folder / URLSET_WITH_EXTENSIONS).is_file()
     urlset = URLSET_WITH_EXTENSIONS if extended else "sitemap.xsd"
     try:
         return {"urlset": _schema(folder, urlset), "sitemapindex": _schema(folder, "siteindex.xsd")}
     except (etree.XMLSchemaParseError, etree.XMLSyntaxError, OSError) as exc:
-        raise SchemaError(f"cannot read the schemas of {folder}: {exc}") from None
+        raise CommandError(f"cannot read the schemas of {folder}: {exc}") from None
 
 
 _SAFE = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False}
