@@ -8,8 +8,8 @@ import gzip
 import http.client
 import io
 import re
-from collections.abc import Callable, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -121,8 +121,8 @@ class FileSource:
         return url.removeprefix(directory(self.index_url)) or url
 
     def open(self, url: str) -> BinaryIO | None:
-        name = url.removeprefix(directory(self.index_url))
-        if name == url or not name or ".." in name.split("/") or "?" in name or "#" in name:
+        name = self.name(url)
+        if name == url or ".." in name.split("/") or "?" in name or "#" in name:
             return None
         return self.read(name)
 
@@ -155,14 +155,24 @@ def _published_files(publisher: Publisher, manifest: Manifest) -> Callable[[str]
     return read
 
 
+def is_url(target: str) -> bool:
+    return urlsplit(target).scheme in ("http", "https")
+
+
 def _check(deadline: Deadline) -> None:
     if not deadline.left():
         raise TimeUp(f"the deadline of {deadline.seconds:g} s passed (--deadline)")
 
 
-def _failed(exc: Exception, deadline: Deadline) -> FetchError:
-    _check(deadline)  # the deadline cut the exchange: TimeUp
-    return FetchError(str(exc) or type(exc).__name__)
+@contextmanager
+def _exchanging(deadline: Deadline) -> Iterator[None]:
+    """Around a request or a read: TimeUp past the deadline, FetchError when the exchange fails."""
+    _check(deadline)
+    try:
+        yield
+    except _FAILURES as exc:
+        _check(deadline)  # the deadline cut the exchange
+        raise FetchError(str(exc) or type(exc).__name__) from None
 
 
 @dataclass
@@ -173,11 +183,8 @@ class Body:
     deadline: Deadline
 
     def read(self, size: int = -1, /) -> bytes:
-        _check(self.deadline)
-        try:
+        with _exchanging(self.deadline):
             data = self.response.response.read(None if size < 0 else size)
-        except _FAILURES as exc:
-            raise _failed(exc, self.deadline) from None
         _check(self.deadline)  # what was read before the cut is not the whole body
         return data
 
@@ -188,7 +195,7 @@ class Body:
 def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> Body | None:
     """The body of ``url`` on ``site`` (default: the URL's own); None on a 404 or 410. Raises
     FetchError: OffSite for a URL or redirect off the site, TimeUp past the deadline."""
-    if urlsplit(url).scheme not in ("http", "https"):
+    if not is_url(url):
         raise FetchError(f"not an http(s) URL: {url}")
     site, first = site or origin(url), url
     for _ in range(MAX_REDIRECTS + 1):
@@ -196,13 +203,9 @@ def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> 
             raise OffSite(f"{url} is not on {'://'.join(site)}: not read")
         if origin(url) != site:
             raise OffSite(f"{first} redirects to {url}, off {'://'.join(site)}: not followed")
-        _check(deadline)
-        try:
-            response = exchange(
-                "GET", url, deadline, HTTP_TIMEOUT, headers={"User-Agent": USER_AGENT}
-            )
-        except _FAILURES as exc:
-            raise _failed(exc, deadline) from None
+        with _exchanging(deadline):
+            headers = {"User-Agent": USER_AGENT}
+            response = exchange("GET", url, deadline, HTTP_TIMEOUT, headers=headers)
         status, location = response.response.status, response.response.getheader("Location")
         if 200 <= status < 300:
             return Body(response, deadline)
@@ -213,15 +216,6 @@ def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> 
             raise FetchError(f"HTTP {status} {response.response.reason[:100]}")
         url = urljoin(url, location.strip())
     raise FetchError(f"more than {MAX_REDIRECTS} redirects")
-
-
-def read_robots(url: str, deadline: Deadline, site: tuple[str, str]) -> tuple[str, bytes | None]:
-    """(url, its first 500 KiB, or None when it does not exist). Raises FetchError."""
-    body = fetch(url, deadline, site)
-    if body is None:
-        return url, None
-    with closing(body):
-        return url, body.read(ROBOTS_MAX_BYTES)
 
 
 @dataclass
@@ -243,8 +237,14 @@ class HttpSource:
         return fetch(url, self.deadline, self.site)
 
     def robots(self) -> tuple[str, bytes | None]:
+        """(robots.txt's URL, its first 500 KiB or None when it does not exist), read once."""
         if self.robots_read is None:
-            self.robots_read = read_robots(_robots_url(self.index_url), self.deadline, self.site)
+            url = _robots_url(self.index_url)
+            if (body := self.open(url)) is None:
+                self.robots_read = url, None
+            else:
+                with closing(body):
+                    self.robots_read = url, body.read(ROBOTS_MAX_BYTES)
         return self.robots_read
 
 
@@ -253,10 +253,6 @@ Source = FileSource | HttpSource
 
 def _robots_url(url: str) -> str:
     return url if urlsplit(url).path.endswith("/robots.txt") else urljoin(url, "/robots.txt")
-
-
-def is_url(target: str) -> bool:
-    return urlsplit(target).scheme in ("http", "https")
 
 
 def target_sources(options: dict[str, Any]) -> list[Source]:
@@ -272,13 +268,12 @@ def target_sources(options: dict[str, Any]) -> list[Source]:
 def live_sources(url: str, deadline: Deadline) -> list[Source]:
     """The sitemap ``url`` names; for a site's root or robots.txt, every index robots.txt names
     (on robots.txt's own scheme and host only)."""
-    path = urlsplit(url).path
+    path, site = urlsplit(url).path, origin(url)
     if path not in ("", "/") and not path.endswith("/robots.txt"):
-        return [HttpSource(url, deadline, origin(url))]
+        return [HttpSource(url, deadline, site)]
     robots = _robots_url(url)
-    site = origin(robots)
     try:
-        read = read_robots(robots, deadline, site)
+        read = HttpSource(url, deadline, site).robots()  # of the site's root or robots.txt
     except FetchError as exc:
         raise CommandError(f"cannot read {robots}: {exc}") from None
     if read[1] is None:
