@@ -137,17 +137,17 @@ def _schema(folder: Path, name: str) -> Any:
 
 
 class SchemaCheck:
-    """Validates the chunks of one file fed to it, keeping its first error. lxml parses alongside
-    the standard library's parser, which reads the entries and finds the well-formedness errors
-    lxml misses with a schema that imports others."""
+    """Validates the chunks of one file fed to it, keeping its first error (no schema: none).
+    lxml parses alongside the standard library's parser, which reads the entries and finds the
+    well-formedness errors lxml misses with a schema that imports others."""
 
     def __init__(self, schema: Any) -> None:
-        self.parser = etree.XMLPullParser(events=("end",), schema=schema, **_SAFE)
+        self.parser = schema and etree.XMLPullParser(events=("end",), schema=schema, **_SAFE)
         self.problem: tuple[str, str] | None = None
 
     def feed(self, chunk: bytes | None) -> None:
         """Validate the next chunk (None: the end of the file)."""
-        if self.problem is not None:
+        if self.parser is None or self.problem is not None:
             return
         try:
             if chunk is None:
@@ -219,7 +219,7 @@ class Scan:
         if self.problem is None:
             self.problem = (rule, message, f"entry {self.entries + 1}" if self.depth > 1 else "")
 
-    def parse(self, head: bytes, reader: HashingReader, check: SchemaCheck | None) -> None:
+    def parse(self, head: bytes, reader: HashingReader, check: SchemaCheck) -> None:
         """Parse ``head``, the bytes read so far, then the rest of ``reader``."""
         parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
         chunk = head
@@ -227,8 +227,7 @@ class Scan:
             while chunk:
                 parser.feed(chunk)
                 self._events(parser)
-                if check is not None:
-                    check.feed(chunk)
+                check.feed(chunk)
                 chunk = reader.read(_CHUNK)
             if reader.size > MAX_BYTES_PER_FILE:
                 return  # read up to the protocol's cap only: the file's end is not reached
@@ -236,10 +235,9 @@ class Scan:
             self._events(parser)
         except (ET.ParseError, LookupError, ValueError) as exc:  # an encoding expat cannot read
             self.fail("xml", f"not well-formed XML: {exc}")
-        if check is not None:
-            check.feed(None)
-            if check.problem is not None:
-                self.fail(*check.problem)
+        check.feed(None)
+        if check.problem is not None:
+            self.fail(*check.problem)
 
     def _events(self, parser: ET.XMLPullParser[ET.Element]) -> None:
         # Only "start" and "end" were asked for: every event is (event, element).
@@ -324,7 +322,7 @@ def scan(
     else:
         root = _ROOT.search(head)
         schema = schemas[root.group(1).decode()] if schemas is not None and root else None
-        result.parse(head, reader, None if schema is None else SchemaCheck(schema))
+        result.parse(head, reader, SchemaCheck(schema))
     reader.drain()
     result.size, result.sha256 = reader.size, reader.hash.hexdigest()
     return result
