@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import Any
 from xml.parsers import expat
 
@@ -196,15 +197,14 @@ class VideoXml:
     """Formats videos (dicts): a bad required value drops the video, a bad optional one itself."""
 
     def __init__(self, base_url: str, tz: datetime.tzinfo) -> None:
-        self.base_url = base_url
-        self.tz = tz
+        self._url = partial(absolute_url, base_url=base_url)
         # In the schema's order.
         self.optional: dict[str, Callable[[Any], str]] = {
             "duration": lambda v: _simple("duration", whole_number(v, 1, 28800)),
-            "expiration_date": lambda v: _simple("expiration_date", w3c_date(v, self.tz)),
+            "expiration_date": lambda v: _simple("expiration_date", w3c_date(v, tz)),
             "rating": lambda v: _simple("rating", _rating(v)),
             "view_count": lambda v: _simple("view_count", whole_number(v, 0)),
-            "publication_date": lambda v: _simple("publication_date", w3c_date(v, self.tz)),
+            "publication_date": lambda v: _simple("publication_date", w3c_date(v, tz)),
             "tags": _tags,
             "family_friendly": lambda v: _simple("family_friendly", yes_no(v)),
             "restriction": lambda v: _related("restriction", "countries", v, _countries),
@@ -247,9 +247,6 @@ class VideoXml:
         if not locations:
             raise ValueError("neither content_loc nor player_loc")
         return "".join(parts)
-
-    def _url(self, value: object) -> str:
-        return absolute_url(value, self.base_url)
 
     def _uploader(self, value: object) -> str:
         given = value if isinstance(value, Mapping) else {"name": value}
