@@ -209,8 +209,7 @@ class Scan:
         self._reset()
 
     def _reset(self) -> None:
-        self.position = -1  # index in names of the last field seen
-        self.foreign = False
+        self.position = -1  # index in names of the last field seen; len(names) after an extension
         self.field: str | None = None
         self.loc: str | None = None
         self.lastmod: str | None = None
@@ -276,12 +275,12 @@ class Scan:
         if not tag.startswith(_NS):
             if self.position < 0:
                 self.fail("schema", f"<{self.entry}> must start with <loc>, not {_short(tag)}")
-            self.foreign = True
+            self.position = len(self.names)
             return
         name = tag.removeprefix(_NS)
         if self.position < 0 and name != "loc":
             self.fail("schema", f"<{self.entry}> must start with <loc>, not <{name}>")
-        elif name not in self.names or self.names.index(name) <= self.position or self.foreign:
+        elif name not in self.names or self.names.index(name) <= self.position:
             self.fail("schema", f"unexpected <{name}> in <{self.entry}>")
         else:
             self.position = self.names.index(name)
