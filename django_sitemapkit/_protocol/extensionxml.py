@@ -215,20 +215,17 @@ class VideoXml:
         }
 
     def __call__(self, video: object) -> tuple[str | None, list[str]]:
-        problems: list[str] = []
         if not isinstance(video, Mapping):
             return None, [f"video {video!r} is not a dict"]
         try:
-            head = self._required(video)
+            parts = [self._required(video)]
         except ValueError as exc:
             return None, [f"video dropped: {exc}"]
-        parts = [head]
+        problems: list[str] = []
         for key, formatter in self.optional.items():
-            value = video.get(key)
-            if value is None:
-                continue
             try:
-                parts.append(formatter(value))
+                if (value := video.get(key)) is not None:
+                    parts.append(formatter(value))
             except ValueError as exc:
                 problems.append(f"video {key} dropped: {exc}")
         unknown = set(video) - _REQUIRED - self.optional.keys()
