@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import Any
 from xml.parsers import expat
 
@@ -196,42 +197,38 @@ class VideoXml:
     """Formats videos (dicts): a bad required value drops the video, a bad optional one itself."""
 
     def __init__(self, base_url: str, tz: datetime.tzinfo) -> None:
-        self.base_url = base_url
-        self.tz = tz
+        self._url = partial(absolute_url, base_url=base_url)
         # In the schema's order.
-        self.optional: list[tuple[str, Callable[[Any], str]]] = [
-            ("duration", lambda v: _simple("duration", whole_number(v, 1, 28800))),
-            ("expiration_date", lambda v: _simple("expiration_date", w3c_date(v, self.tz))),
-            ("rating", lambda v: _simple("rating", _rating(v))),
-            ("view_count", lambda v: _simple("view_count", whole_number(v, 0))),
-            ("publication_date", lambda v: _simple("publication_date", w3c_date(v, self.tz))),
-            ("tags", _tags),
-            ("family_friendly", lambda v: _simple("family_friendly", yes_no(v))),
-            ("restriction", _restriction),
-            ("requires_subscription", lambda v: _simple("requires_subscription", yes_no(v))),
-            ("uploader", self._uploader),
-            ("platform", _platform),
-            ("live", lambda v: _simple("live", yes_no(v))),
-        ]
+        self.optional: dict[str, Callable[[Any], str]] = {
+            "duration": lambda v: _simple("duration", whole_number(v, 1, 28800)),
+            "expiration_date": lambda v: _simple("expiration_date", w3c_date(v, tz)),
+            "rating": lambda v: _simple("rating", _rating(v)),
+            "view_count": lambda v: _simple("view_count", whole_number(v, 0)),
+            "publication_date": lambda v: _simple("publication_date", w3c_date(v, tz)),
+            "tags": _tags,
+            "family_friendly": lambda v: _simple("family_friendly", yes_no(v)),
+            "restriction": lambda v: _related("restriction", "countries", v, _countries),
+            "requires_subscription": lambda v: _simple("requires_subscription", yes_no(v)),
+            "uploader": self._uploader,
+            "platform": lambda v: _related("platform", "platforms", v, _platforms),
+            "live": lambda v: _simple("live", yes_no(v)),
+        }
 
     def __call__(self, video: object) -> tuple[str | None, list[str]]:
-        problems: list[str] = []
         if not isinstance(video, Mapping):
             return None, [f"video {video!r} is not a dict"]
         try:
-            head = self._required(video)
+            parts = [self._required(video)]
         except ValueError as exc:
             return None, [f"video dropped: {exc}"]
-        parts = [head]
-        for key, formatter in self.optional:
-            value = video.get(key)
-            if value is None:
-                continue
+        problems: list[str] = []
+        for key, formatter in self.optional.items():
             try:
-                parts.append(formatter(value))
+                if (value := video.get(key)) is not None:
+                    parts.append(formatter(value))
             except ValueError as exc:
                 problems.append(f"video {key} dropped: {exc}")
-        unknown = set(video) - _REQUIRED - {key for key, _ in self.optional}
+        unknown = set(video) - _REQUIRED - self.optional.keys()
         if unknown:
             problems.append(f"video keys ignored: {', '.join(sorted(map(str, unknown)))}")
         return f"<video:video>{''.join(parts)}</video:video>", problems
@@ -248,17 +245,12 @@ class VideoXml:
             raise ValueError("neither content_loc nor player_loc")
         return "".join(parts)
 
-    def _url(self, value: object) -> str:
-        return absolute_url(value, self.base_url)
-
     def _uploader(self, value: object) -> str:
-        if isinstance(value, Mapping):
-            name = text(value.get("name"), max_length=255)
-            info = value.get("info")
-            if info is not None:
-                return f'<video:uploader info="{self._url(info)}">{name}</video:uploader>'
-            return _simple("uploader", name)
-        return _simple("uploader", text(value, max_length=255))
+        given = value if isinstance(value, Mapping) else {"name": value}
+        name = text(given.get("name"), max_length=255)
+        info = given.get("info")
+        attribute = "" if info is None else f' info="{self._url(info)}"'
+        return f"<video:uploader{attribute}>{name}</video:uploader>"
 
 
 def _formatted(key: str, formatter: Callable[[Any], str], video: Mapping[str, Any]) -> str:
@@ -293,7 +285,9 @@ def _tags(value: object) -> str:
     return "".join(_simple("tag", tag) for tag in written)
 
 
-def _words(value: object, key: str) -> tuple[str, list[str]]:
+def _related(name: str, key: str, value: object, clean: Callable[[list[str]], list[str]]) -> str:
+    """``<video:{name}>`` of the words of ``value[key]`` (as ``clean`` checks them), allowed or
+    denied as ``value["relationship"]`` says."""
     if not isinstance(value, Mapping):
         raise ValueError(f"{value!r} is not a dict with 'relationship' and {key!r}")
     relationship = value.get("relationship")
@@ -303,27 +297,23 @@ def _words(value: object, key: str) -> tuple[str, list[str]]:
     words = words.split() if isinstance(words, str) else list(words)
     if not all(isinstance(word, str) for word in words):
         raise ValueError(f"{key} {words!r} are not all strings")
-    return str(relationship), words
+    listed = escape(" ".join(clean(words)))
+    return f'<video:{name} relationship="{relationship}">{listed}</video:{name}>'
 
 
-def _restriction(value: object) -> str:
-    relationship, countries = _words(value, "countries")
-    countries = [country.upper() for country in countries]
+def _countries(words: list[str]) -> list[str]:
+    countries = [word.upper() for word in words]
     bad = [country for country in countries if not _COUNTRIES(country)]
     if bad:
         raise ValueError(f"{bad!r} are not ISO 3166 country codes")
-    return (
-        f'<video:restriction relationship="{relationship}">'
-        f"{' '.join(countries)}</video:restriction>"
-    )
+    return countries
 
 
-def _platform(value: object) -> str:
-    relationship, platforms = _words(value, "platforms")
-    platforms = [platform.lower() for platform in platforms]
+def _platforms(words: list[str]) -> list[str]:
+    platforms = [word.lower() for word in words]
     if not platforms or not set(platforms) <= _PLATFORMS:
         raise ValueError(f"platforms {platforms!r} are not among web, mobile and tv")
-    return f'<video:platform relationship="{relationship}">{escape(" ".join(platforms))}</video:platform>'
+    return platforms
 
 
 class FragmentError(ValueError):
@@ -338,8 +328,7 @@ class FragmentChecker:
         declarations = "".join(
             f' xmlns:{prefix}="{escape(uri)}"' for prefix, uri in sorted(namespaces.items())
         )
-        self.open = f'<urlset xmlns="{SITEMAP_NS}"{declarations}>'.encode()
-        self.close = b"</urlset>"
+        self.open = f'<urlset xmlns="{SITEMAP_NS}"{declarations}>'
 
     def check(self, fragment: str) -> None:
         """Raise FragmentError unless ``fragment`` may follow ``<priority>`` in a ``<url>``."""
@@ -371,11 +360,9 @@ class FragmentChecker:
         parser.StartNamespaceDeclHandler = declaration
         parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
         try:
-            encoded = fragment.encode("utf-8")
+            parser.Parse(self.open + fragment + "</urlset>", True)
         except UnicodeEncodeError:
             raise FragmentError("it holds characters that are not valid Unicode") from None
-        try:
-            parser.Parse(self.open + encoded + self.close, True)
         except expat.ExpatError as exc:
             raise FragmentError(
                 f"not well-formed XML ({expat.errors.messages[exc.code]})"

@@ -12,7 +12,7 @@ import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import asdict, dataclass, field
 from typing import TypeVar
 
@@ -157,11 +157,9 @@ class SetCheck:
         self.origin = sources.origin(source.index_url)
 
     def run(self) -> Report:
-        try:
+        with suppress(sources.TimeUp):  # reported where it struck; nothing more is read
             if self.check_set():
                 self.check_robots()
-        except sources.TimeUp:
-            pass  # reported where it struck; nothing more is read
         return self.report.finish()
 
     def check_set(self) -> bool:

@@ -8,8 +8,8 @@ import gzip
 import http.client
 import io
 import re
-from collections.abc import Callable, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files.storage import FileSystemStorage, storages
+from django.core.management.base import CommandError
 from django.urls import NoReverseMatch
 
 from django_sitemapkit._boundedhttp import Deadline, Response, exchange
@@ -27,7 +28,7 @@ from django_sitemapkit._publishing.base import Manifest, Publisher, PublishError
 from django_sitemapkit._publishing.flatstorage import FlatPublisher
 from django_sitemapkit._publishing.localfolder import CURRENT_LINK, GENERATIONS_DIR, LocalPublisher
 from django_sitemapkit._publishing.selection import get_publisher
-from django_sitemapkit._siteconfig import SiteConfig, selected_sites
+from django_sitemapkit._siteconfig import SiteConfig, chosen_sites
 
 READ_CAP = MAX_BYTES_PER_FILE + 1  # one byte more than the protocol allows tells a file is over
 # Deflate never doubles its input: a gzip file this large inflates past the cap.
@@ -57,10 +58,6 @@ class OffSite(FetchError):
 
 class TimeUp(FetchError):
     """The run's deadline passed: nothing more is read."""
-
-
-class TargetError(Exception):
-    """Nothing to validate where the command was pointed; the message says why."""
 
 
 def origin(url: str) -> tuple[str, str]:
@@ -124,8 +121,8 @@ class FileSource:
         return url.removeprefix(directory(self.index_url)) or url
 
     def open(self, url: str) -> BinaryIO | None:
-        name = url.removeprefix(directory(self.index_url))
-        if name == url or not name or ".." in name.split("/") or "?" in name or "#" in name:
+        name = self.name(url)
+        if name == url or ".." in name.split("/") or "?" in name or "#" in name:
             return None
         return self.read(name)
 
@@ -158,14 +155,24 @@ def _published_files(publisher: Publisher, manifest: Manifest) -> Callable[[str]
     return read
 
 
+def is_url(target: str) -> bool:
+    return urlsplit(target).scheme in ("http", "https")
+
+
 def _check(deadline: Deadline) -> None:
     if not deadline.left():
         raise TimeUp(f"the deadline of {deadline.seconds:g} s passed (--deadline)")
 
 
-def _failed(exc: Exception, deadline: Deadline) -> FetchError:
-    _check(deadline)  # the deadline cut the exchange: TimeUp
-    return FetchError(str(exc) or type(exc).__name__)
+@contextmanager
+def _exchanging(deadline: Deadline) -> Iterator[None]:
+    """Around a request or a read: TimeUp past the deadline, FetchError when the exchange fails."""
+    _check(deadline)
+    try:
+        yield
+    except _FAILURES as exc:
+        _check(deadline)  # the deadline cut the exchange
+        raise FetchError(str(exc) or type(exc).__name__) from None
 
 
 @dataclass
@@ -176,11 +183,8 @@ class Body:
     deadline: Deadline
 
     def read(self, size: int = -1, /) -> bytes:
-        _check(self.deadline)
-        try:
+        with _exchanging(self.deadline):
             data = self.response.response.read(None if size < 0 else size)
-        except _FAILURES as exc:
-            raise _failed(exc, self.deadline) from None
         _check(self.deadline)  # what was read before the cut is not the whole body
         return data
 
@@ -191,7 +195,7 @@ class Body:
 def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> Body | None:
     """The body of ``url`` on ``site`` (default: the URL's own); None on a 404 or 410. Raises
     FetchError: OffSite for a URL or redirect off the site, TimeUp past the deadline."""
-    if urlsplit(url).scheme not in ("http", "https"):
+    if not is_url(url):
         raise FetchError(f"not an http(s) URL: {url}")
     site, first = site or origin(url), url
     for _ in range(MAX_REDIRECTS + 1):
@@ -199,13 +203,9 @@ def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> 
             raise OffSite(f"{url} is not on {'://'.join(site)}: not read")
         if origin(url) != site:
             raise OffSite(f"{first} redirects to {url}, off {'://'.join(site)}: not followed")
-        _check(deadline)
-        try:
-            response = exchange(
-                "GET", url, deadline, HTTP_TIMEOUT, headers={"User-Agent": USER_AGENT}
-            )
-        except _FAILURES as exc:
-            raise _failed(exc, deadline) from None
+        with _exchanging(deadline):
+            headers = {"User-Agent": USER_AGENT}
+            response = exchange("GET", url, deadline, HTTP_TIMEOUT, headers=headers)
         status, location = response.response.status, response.response.getheader("Location")
         if 200 <= status < 300:
             return Body(response, deadline)
@@ -216,15 +216,6 @@ def fetch(url: str, deadline: Deadline, site: tuple[str, str] | None = None) -> 
             raise FetchError(f"HTTP {status} {response.response.reason[:100]}")
         url = urljoin(url, location.strip())
     raise FetchError(f"more than {MAX_REDIRECTS} redirects")
-
-
-def read_robots(url: str, deadline: Deadline, site: tuple[str, str]) -> tuple[str, bytes | None]:
-    """(url, its first 500 KiB, or None when it does not exist). Raises FetchError."""
-    body = fetch(url, deadline, site)
-    if body is None:
-        return url, None
-    with closing(body):
-        return url, body.read(ROBOTS_MAX_BYTES)
 
 
 @dataclass
@@ -246,8 +237,14 @@ class HttpSource:
         return fetch(url, self.deadline, self.site)
 
     def robots(self) -> tuple[str, bytes | None]:
+        """(robots.txt's URL, its first 500 KiB or None when it does not exist), read once."""
         if self.robots_read is None:
-            self.robots_read = read_robots(_robots_url(self.index_url), self.deadline, self.site)
+            url = _robots_url(self.index_url)
+            if (body := self.open(url)) is None:
+                self.robots_read = url, None
+            else:
+                with closing(body):
+                    self.robots_read = url, body.read(ROBOTS_MAX_BYTES)
         return self.robots_read
 
 
@@ -256,10 +253,6 @@ Source = FileSource | HttpSource
 
 def _robots_url(url: str) -> str:
     return url if urlsplit(url).path.endswith("/robots.txt") else urljoin(url, "/robots.txt")
-
-
-def is_url(target: str) -> bool:
-    return urlsplit(target).scheme in ("http", "https")
 
 
 def target_sources(options: dict[str, Any]) -> list[Source]:
@@ -275,20 +268,19 @@ def target_sources(options: dict[str, Any]) -> list[Source]:
 def live_sources(url: str, deadline: Deadline) -> list[Source]:
     """The sitemap ``url`` names; for a site's root or robots.txt, every index robots.txt names
     (on robots.txt's own scheme and host only)."""
-    path = urlsplit(url).path
+    path, site = urlsplit(url).path, origin(url)
     if path not in ("", "/") and not path.endswith("/robots.txt"):
-        return [HttpSource(url, deadline, origin(url))]
+        return [HttpSource(url, deadline, site)]
     robots = _robots_url(url)
-    site = origin(robots)
     try:
-        read = read_robots(robots, deadline, site)
+        read = HttpSource(url, deadline, site).robots()  # of the site's root or robots.txt
     except FetchError as exc:
-        raise TargetError(f"cannot read {robots}: {exc}") from None
+        raise CommandError(f"cannot read {robots}: {exc}") from None
     if read[1] is None:
-        raise TargetError(f"{robots} does not exist: name the sitemap URL instead.")
+        raise CommandError(f"{robots} does not exist: name the sitemap URL instead.")
     listed = sitemap_lines(read[1])
     if not listed:
-        raise TargetError(f"{robots} has no Sitemap line: crawlers cannot find the sitemaps.")
+        raise CommandError(f"{robots} has no Sitemap line: crawlers cannot find the sitemaps.")
     return [HttpSource(index, deadline, site, read) for index in dict.fromkeys(listed)]
 
 
@@ -302,13 +294,13 @@ def _index_path() -> str:
 def path_source(path: Path, base: str | None, robots: str | None) -> Source:
     """A build folder's ``current`` set, a folder of files, or an index file."""
     if not path.exists():
-        raise TargetError(f"{path} does not exist.")
+        raise CommandError(f"{path} does not exist.")
     manifest = LocalPublisher(path).manifest() if path.is_dir() else None
     try:
         root = clean_base_url(base, "--base-url") if base else None
         root = root or (manifest.base_url if manifest else None) or base_url()
     except ImproperlyConfigured as exc:
-        raise TargetError(f"{exc} (or pass --base-url)") from None
+        raise CommandError(f"{exc} (or pass --base-url)") from None
     index_url = root + _index_path()
     robots = robots or get_settings().ROBOTS_TXT_PATH
     if path.is_file():
@@ -324,7 +316,7 @@ def _publisher(alias: str | None, site: SiteConfig | None) -> Publisher:
     try:
         storage = storages[alias]
     except Exception as exc:  # InvalidStorageError
-        raise TargetError(f"no storage {alias!r} in STORAGES: {exc}") from None
+        raise CommandError(f"no storage {alias!r} in STORAGES: {exc}") from None
     folder = "" if site is None else site.name
     if isinstance(storage, FileSystemStorage):
         return LocalPublisher(Path(storage.location) / folder)
@@ -335,19 +327,15 @@ def published_sources(
     alias: str | None, site_names: Sequence[str] | None, robots: str | None
 ) -> list[Source]:
     """The published set of every selected site (or of the one site) in the storage."""
-    try:
-        sites = selected_sites(site_names)
-    except (LookupError, ImproperlyConfigured) as exc:
-        raise TargetError(str(exc)) from None
     found: list[Source] = []
-    for site in sites:
+    for site in chosen_sites(site_names):
         try:
             publisher = _publisher(alias, site)
         except PublishError as exc:
-            raise TargetError(str(exc)) from None
+            raise CommandError(str(exc)) from None
         manifest = publisher.manifest()
         if manifest is None:
-            raise TargetError(
+            raise CommandError(
                 f"Nothing is published in {publisher.description}: run sitemapkit_build first, "
                 "or name a folder or URL."
             )

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from django.core.management.base import CommandError
+
 from django_sitemapkit._protocol.locations import DEFAULT_PORTS, MAX_URL_LENGTH
 from django_sitemapkit._protocol.writer import CHANGEFREQS, MAX_BYTES_PER_FILE, SITEMAP_NS
 from django_sitemapkit._validation.sources import Readable
@@ -97,10 +99,6 @@ def value_problem(field: str, value: str) -> str | None:
 Schemas = dict[str, Any]  # the XSDs of a folder, by root element
 
 
-class SchemaError(Exception):
-    """The schema folder cannot be used; the message says why."""
-
-
 def load_schemas(option: str | None) -> Schemas | None:
     """The XSDs of ``--xsd-dir``, else ``$SITEMAPKIT_XSD_DIR`` (None: neither); for pages,
     ``sitemap-all.local.xsd`` (importing the extensions' schemas) if there, else ``sitemap.xsd``."""
@@ -109,19 +107,19 @@ def load_schemas(option: str | None) -> Schemas | None:
         return None
     folder = Path(value).expanduser()
     if etree is None:
-        raise SchemaError(
+        raise CommandError(
             f"validating against the XSDs of {folder} needs lxml, which is not installed: "
             "pip install lxml (the package's 'validate' extra installs it)"
         )
     for name in ("sitemap.xsd", "siteindex.xsd"):
         if not (folder / name).is_file():
-            raise SchemaError(f"{folder} has no {name}")
+            raise CommandError(f"{folder} has no {name}")
     extended = (folder / URLSET_WITH_EXTENSIONS).is_file()
     urlset = URLSET_WITH_EXTENSIONS if extended else "sitemap.xsd"
     try:
         return {"urlset": _schema(folder, urlset), "sitemapindex": _schema(folder, "siteindex.xsd")}
     except (etree.XMLSchemaParseError, etree.XMLSyntaxError, OSError) as exc:
-        raise SchemaError(f"cannot read the schemas of {folder}: {exc}") from None
+        raise CommandError(f"cannot read the schemas of {folder}: {exc}") from None
 
 
 _SAFE = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False}
@@ -139,17 +137,17 @@ def _schema(folder: Path, name: str) -> Any:
 
 
 class SchemaCheck:
-    """Validates the chunks of one file fed to it, keeping its first error. lxml parses alongside
-    the standard library's parser, which reads the entries and finds the well-formedness errors
-    lxml misses with a schema that imports others."""
+    """Validates the chunks of one file fed to it, keeping its first error (no schema: none).
+    lxml parses alongside the standard library's parser, which reads the entries and finds the
+    well-formedness errors lxml misses with a schema that imports others."""
 
     def __init__(self, schema: Any) -> None:
-        self.parser = etree.XMLPullParser(events=("end",), schema=schema, **_SAFE)
+        self.parser = schema and etree.XMLPullParser(events=("end",), schema=schema, **_SAFE)
         self.problem: tuple[str, str] | None = None
 
     def feed(self, chunk: bytes | None) -> None:
         """Validate the next chunk (None: the end of the file)."""
-        if self.problem is not None:
+        if self.parser is None or self.problem is not None:
             return
         try:
             if chunk is None:
@@ -211,8 +209,7 @@ class Scan:
         self._reset()
 
     def _reset(self) -> None:
-        self.position = -1  # index in names of the last field seen
-        self.foreign = False
+        self.position = -1  # index in names of the last field seen; len(names) after an extension
         self.field: str | None = None
         self.loc: str | None = None
         self.lastmod: str | None = None
@@ -221,7 +218,7 @@ class Scan:
         if self.problem is None:
             self.problem = (rule, message, f"entry {self.entries + 1}" if self.depth > 1 else "")
 
-    def parse(self, head: bytes, reader: HashingReader, check: SchemaCheck | None) -> None:
+    def parse(self, head: bytes, reader: HashingReader, check: SchemaCheck) -> None:
         """Parse ``head``, the bytes read so far, then the rest of ``reader``."""
         parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
         chunk = head
@@ -229,8 +226,7 @@ class Scan:
             while chunk:
                 parser.feed(chunk)
                 self._events(parser)
-                if check is not None:
-                    check.feed(chunk)
+                check.feed(chunk)
                 chunk = reader.read(_CHUNK)
             if reader.size > MAX_BYTES_PER_FILE:
                 return  # read up to the protocol's cap only: the file's end is not reached
@@ -238,10 +234,9 @@ class Scan:
             self._events(parser)
         except (ET.ParseError, LookupError, ValueError) as exc:  # an encoding expat cannot read
             self.fail("xml", f"not well-formed XML: {exc}")
-        if check is not None:
-            check.feed(None)
-            if check.problem is not None:
-                self.fail(*check.problem)
+        check.feed(None)
+        if check.problem is not None:
+            self.fail(*check.problem)
 
     def _events(self, parser: ET.XMLPullParser[ET.Element]) -> None:
         # Only "start" and "end" were asked for: every event is (event, element).
@@ -280,12 +275,12 @@ class Scan:
         if not tag.startswith(_NS):
             if self.position < 0:
                 self.fail("schema", f"<{self.entry}> must start with <loc>, not {_short(tag)}")
-            self.foreign = True
+            self.position = len(self.names)
             return
         name = tag.removeprefix(_NS)
         if self.position < 0 and name != "loc":
             self.fail("schema", f"<{self.entry}> must start with <loc>, not <{name}>")
-        elif name not in self.names or self.names.index(name) <= self.position or self.foreign:
+        elif name not in self.names or self.names.index(name) <= self.position:
             self.fail("schema", f"unexpected <{name}> in <{self.entry}>")
         else:
             self.position = self.names.index(name)
@@ -326,7 +321,7 @@ def scan(
     else:
         root = _ROOT.search(head)
         schema = schemas[root.group(1).decode()] if schemas is not None and root else None
-        result.parse(head, reader, None if schema is None else SchemaCheck(schema))
+        result.parse(head, reader, SchemaCheck(schema))
     reader.drain()
     result.size, result.sha256 = reader.size, reader.hash.hexdigest()
     return result

@@ -4,12 +4,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management.base import CommandError
 
 from django_sitemapkit._boundedhttp import Deadline
 from django_sitemapkit._validation.sources import (
     FileSource,
     HttpSource,
-    TargetError,
     is_url,
     live_sources,
     path_source,
@@ -26,10 +26,10 @@ def test_is_url() -> None:
 
 def test_a_live_site_from_its_robots_txt(site: Site) -> None:
     base, deadline = site.url, Deadline(30)
-    with pytest.raises(TargetError, match="does not exist"):
+    with pytest.raises(CommandError, match="does not exist"):
         live_sources(base, deadline)
     site.serve("/robots.txt", b"User-agent: *\n")
-    with pytest.raises(TargetError, match="has no Sitemap line"):
+    with pytest.raises(CommandError, match="has no Sitemap line"):
         live_sources(base + "/", deadline)
     robots = f"Sitemap: {base}/a.xml\nSitemap: {base}/b.xml\nSitemap: {base}/a.xml\n".encode()
     site.serve("/robots.txt", robots)
@@ -45,22 +45,22 @@ def test_a_live_site_from_its_robots_txt(site: Site) -> None:
 
 def test_a_path(settings: Any, tmp_path: Path) -> None:
     settings.SITEMAPKIT = {"BASE_URL": "https://www.example.com/"}
-    with pytest.raises(TargetError, match="does not exist"):
+    with pytest.raises(CommandError, match="does not exist"):
         path_source(tmp_path / "none", None, None)
     source = path_source(tmp_path, "https://other.example", "/r.txt")
     assert isinstance(source, FileSource)
     assert (source.index_url, source.robots_path) == ("https://other.example/sitemap.xml", "/r.txt")
     assert path_source(tmp_path, None, None).index_url == "https://www.example.com/sitemap.xml"
     settings.SITEMAPKIT = {}
-    with pytest.raises(TargetError, match="pass --base-url"):
+    with pytest.raises(CommandError, match="pass --base-url"):
         path_source(tmp_path, None, None)
 
 
 def test_nothing_published(settings: Any, tmp_path: Path) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
-    with pytest.raises(TargetError, match="Nothing is published in"):
+    with pytest.raises(CommandError, match="Nothing is published in"):
         published_sources(None, None, None)
-    with pytest.raises(TargetError, match="no storage 'nope'"):
+    with pytest.raises(CommandError, match="no storage 'nope'"):
         published_sources("nope", None, None)
-    with pytest.raises(TargetError, match="needs SITEMAPKIT\\['SITES'\\]"):
+    with pytest.raises(CommandError, match="needs SITEMAPKIT\\['SITES'\\]"):
         published_sources(None, ["shop"], None)

@@ -11,8 +11,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit._siteconfig import add_site_option
 from django_sitemapkit._validation.rules import SetCheck, as_json, as_text
-from django_sitemapkit._validation.sources import DEFAULT_DEADLINE, TargetError, target_sources
-from django_sitemapkit._validation.xmlfile import SchemaError, load_schemas
+from django_sitemapkit._validation.sources import DEFAULT_DEADLINE, target_sources
+from django_sitemapkit._validation.xmlfile import load_schemas
 
 
 class Command(BaseCommand):
@@ -53,12 +53,8 @@ class Command(BaseCommand):
         add("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            schemas = load_schemas(options["xsd_dir"])
-            sources = target_sources(options)
-        except (SchemaError, TargetError) as exc:
-            raise CommandError(str(exc)) from None
-        reports = [SetCheck(source, schemas).run() for source in sources]
+        schemas = load_schemas(options["xsd_dir"])
+        reports = [SetCheck(source, schemas).run() for source in target_sources(options)]
         render = as_json if options["format"] == "json" else as_text
         self.stdout.write(render(reports), ending="")
         if problems := sum(len(report.findings) for report in reports):
