@@ -148,20 +148,24 @@ class SectionPages:
         records: list[FileRecord] = []
         while pending:
             overflowed = False
+            to_render = []
+            # Kept pages first: queued behind a page being written, each would wait for it.
             for number, figures in pending.items():
                 done.add(number)
                 before = self._old.get((name, number))
                 if may_keep and before and figures and before.fingerprint == figures.fingerprint:
                     kept = replace(before, index_lastmod=index_lastmod(figures, None))
                     records.append(self._files.keep(kept))
-                elif (page := self._render(sitemap, number)) is not None:
+                    self._advance()
+                else:
+                    to_render.append((number, figures, before))
+            for number, figures, before in to_render:
+                if (page := self._render(sitemap, number)) is not None:
                     overflowed = overflowed or page.overflowed
                     records.append(self._files.write(name, number, page, before, figures))
                     # Not held while the next page renders: a page is megabytes.
                     del page
-                else:
-                    continue
-                self._advance()
+                    self._advance()
             if not overflowed:
                 break
             listed = sections.page_figures(sitemap, self._context)
