@@ -108,8 +108,14 @@ class HidingList(sitemapkit.Sitemap):
         return not hidden(item)
 
 
-NOINDEX = [FastPath, UrlName, GeneralPath, OwnQuerySet, RebasedContrib]
-EXCLUDING = [Hiding, HidingList]
+NOINDEX: list[type[sitemapkit.Sitemap]] = [
+    FastPath,
+    UrlName,
+    GeneralPath,
+    OwnQuerySet,
+    RebasedContrib,
+]
+EXCLUDING: list[type[sitemapkit.Sitemap]] = [Hiding, HidingList]
 FAST = {FastPath: True, UrlName: True, GeneralPath: False, OwnQuerySet: True}
 
 
