@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.checks import CheckMessage, Error, Warning
 from django.core.exceptions import FieldDoesNotExist
+from django.db import models
 
 from django_sitemapkit._conf import get_settings
 from django_sitemapkit._protocol.writer import (
@@ -112,14 +113,21 @@ class SitemapChecks:
 class ModelSitemapChecks(SitemapChecks):
     """A model section's checks: the above, its QuerySet and the fields it reads."""
 
-    checks = (*SitemapChecks.checks, "column_rows", "items", "news_date_field", "lastmod_field")
+    checks = (
+        *SitemapChecks.checks,
+        "column_rows",
+        "items",
+        "news_date_field",
+        "lastmod_field",
+        "noindex_field",
+    )
 
     def _check_column_rows(self, sitemap: Any, label: str) -> CheckMessage | None:
         if sitemap.url_name is None:
             return None
         methods = [
             f"{name}()"
-            for name in ("location", "lastmod")
+            for name in ("location", "lastmod", "is_indexable")
             if callable(getattr(sitemap, name)) and _defined_by_project(type(sitemap), name)
         ]
         if not methods:
@@ -179,4 +187,21 @@ class ModelSitemapChecks(SitemapChecks):
             hint="Name a DateField/DateTimeField, or set lastmod_field = None.",
             obj=model,
             id="sitemapkit.E009",
+        )
+
+    def _check_noindex_field(self, sitemap: Any, label: str) -> CheckMessage | None:
+        field_name, model = sitemap.noindex_field, sitemap.model
+        if field_name is None or model is None:
+            return None
+        try:
+            field = model._meta.get_field(field_name)
+        except FieldDoesNotExist:
+            field = None
+        if isinstance(field, models.BooleanField):  # null=True too: NULL is indexable
+            return None
+        return Error(
+            f"{label}: noindex_field {field_name!r} is not a BooleanField of {model._meta.label}.",
+            hint="Name a BooleanField whose true rows are never listed, or remove noindex_field.",
+            obj=model,
+            id="sitemapkit.E026",
         )

@@ -138,7 +138,7 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
     empty = set(published) - set(live)
     if empty:
         return f"{len(empty)} pages now empty"
-    was = sum(r.urls + r.skipped for r in published.values())
+    was = sum(r.urls + r.skipped + r.excluded for r in published.values())
     now = sum(f.count for f in live.values())
     for number, figures in sorted(live.items()):
         before = published.get(number)  # None: split off while rendering, or all rows skipped

@@ -46,6 +46,7 @@ class BuildResult:
     removed: list[str] = field(default_factory=list)
     urls: int = 0
     skipped: int = 0
+    excluded: int = 0  # items is_indexable() left out: the rule, not a fault
     # Entries listed without their unwritable lastmod; images left out (over 1,000 a URL, or bad).
     lastmods_dropped: int = 0
     images_dropped: int = 0
@@ -66,7 +67,7 @@ class BuildResult:
     def summary(self) -> str:
         verb = "would be written" if self.dry_run else "written"
         kept = f", {self.sections_kept} kept" if self.sections_kept else ""
-        dropped = ""
+        dropped = f", {self.excluded:,} excluded" if self.excluded else ""
         if self.lastmods_dropped:
             dropped += f", {self.lastmods_dropped:,} without their unwritable lastmod"
         if self.images_dropped:
@@ -180,6 +181,7 @@ class SectionPages:
             )
         except PageNotFound as exc:
             self._files.result.skipped += exc.skipped
+            self._files.result.excluded += exc.excluded
             return None
         if page.pages_recut:
             self._sitemaps.invalidate_listing(sitemap.name)
@@ -248,6 +250,7 @@ class PageFiles:
         if count:
             self.result.urls += record.urls
             self.result.skipped += record.skipped
+            self.result.excluded += record.excluded
         self._queue(self._keep_files, record.name)
         return record
 
@@ -271,12 +274,14 @@ class PageFiles:
             lastmod=None,  # set by _store, once its bytes are compared with the published ones
             index_lastmod=index_lastmod(figures, newest),
             skipped=page.skipped,
+            excluded=page.excluded,
             # Cut short while rendering, it holds fewer rows than its figures: rendered next time.
             fingerprint=None if page.overflowed or figures is None else figures.fingerprint,
         )
         result = self.result
         result.urls += page.url_count
         result.skipped += page.skipped
+        result.excluded += page.excluded
         result.lastmods_dropped += page.lastmods_dropped
         result.images_dropped += page.images_dropped
         result.bytes += len(page.content)

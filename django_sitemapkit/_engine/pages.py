@@ -25,9 +25,10 @@ logger = logging.getLogger("django_sitemapkit")
 class PageNotFound(LookupError):
     """The section has no such page, or no URL to list on it."""
 
-    def __init__(self, number: int, *, skipped: int = 0) -> None:
+    def __init__(self, number: int, *, skipped: int = 0, excluded: int = 0) -> None:
         super().__init__(number)
         self.skipped = skipped  # rows the page holds whose every URL was skipped
+        self.excluded = excluded  # and those is_indexable() left out
 
 
 class KeysetPages:

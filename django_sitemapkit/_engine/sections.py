@@ -42,6 +42,7 @@ class RenderedPage:
     pages_recut: bool = False  # by this split or another process's: the index is out of date
     lastmods_dropped: int = 0  # entries listed without a lastmod that could not be written
     images_dropped: int = 0  # past Google's 1,000 per URL, or not URLs
+    excluded: int = 0  # items is_indexable() left out
 
     @property
     def every_entry_dated(self) -> bool:
@@ -183,7 +184,7 @@ def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -
             overflow_key,
         )
     if writer.count == 0:  # an empty <urlset> is invalid against the schema: nothing to serve
-        raise PageNotFound(number, skipped=factory.skipped)
+        raise PageNotFound(number, skipped=factory.skipped, excluded=factory.excluded)
     return RenderedPage(
         writer.content(),
         writer.count,
@@ -193,6 +194,7 @@ def render_sitemap_page(sitemap: Sitemap, number: int, context: RenderContext) -
         pages_recut,
         lastmods_dropped=factory.lastmods_dropped,
         images_dropped=factory.extensions.images_dropped,
+        excluded=factory.excluded,
     )
 
 

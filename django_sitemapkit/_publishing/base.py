@@ -33,6 +33,7 @@ class FileRecord:
     # The file's Last-Modified (ISO 8601, aware): later whenever its bytes change.
     lastmod: str | None
     skipped: int = 0
+    excluded: int = 0  # rows is_indexable() left out
     # The page's figures when it was rendered: while they stay the same, a build keeps the page.
     fingerprint: str | None = None
     # The lastmod the index announces for this page: its figures' newest, as the live index's.
