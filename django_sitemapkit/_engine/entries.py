@@ -97,6 +97,7 @@ class EntryFactory:
         )
         self.constant_details = self.changefreq_xml + self.priority_xml
         self.skipped = 0
+        self.last_skip = ""  # why the last item skipped was (sitemapkit_explain tells it)
         self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
         self.last_loc = ""  # the last entry's, for callers' duplicates and newest lastmod
         self.last_lastmod: Lastmod | None = None
@@ -207,6 +208,7 @@ class EntryFactory:
     def skip(self, item: Any, reason: str, *, quiet: bool = False) -> None:
         """Count ``item`` as skipped, and log why (at debug level when ``quiet``: expected)."""
         self.skipped += 1
+        self.last_skip = reason
         log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
 
 
