@@ -205,12 +205,14 @@ def _row_finding(sitemap: ModelSitemap, factory: EntryFactory, target: _Target, 
     columns = rows.row_layout(sitemap).columns
     row = pages.queryset.filter(pk=pk).values_list(*columns).first()
     if row is None:
-        return Finding(
-            sitemap.name,
-            item,
-            rule="excluded",
-            reason=f"the row is not in {type(sitemap).__name__}.get_queryset()",
-        )
+        rows_of_section = on_current_site(sitemap, sitemap.get_queryset()).filter(pk=pk)
+        if sitemap.noindex_field and rows_of_section.filter(**{sitemap.noindex_field: True}):
+            reason = f"noindex_field {sitemap.noindex_field!r} is true for it"
+        elif rows_of_section.exists():  # and out of the news section's two days
+            reason = "a news section lists only the last two days' articles"
+        else:
+            reason = f"the row is not in {type(sitemap).__name__}.get_queryset()"
+        return Finding(sitemap.name, item, rule="excluded", reason=reason)
     finding = _verdict(sitemap, factory, row, target, anyway=True)
     assert finding is not None
     finding.page = _page_of(pages, pk)
@@ -240,10 +242,10 @@ def _scan(sitemap: Sitemap, target: _Target) -> Iterator[tuple[int | None, Any]]
             except PageNotFound:
                 continue
         return
-    if isinstance(sitemap, ModelSitemap):
-        items: Any = rows.keyset_pages(sitemap).queryset
-    else:
-        items = on_current_site(sitemap, sitemap.items())
+    # A model's rows noindex_field leaves out too: found, they are explained as excluded.
+    items = on_current_site(
+        sitemap, sitemap.get_queryset() if isinstance(sitemap, ModelSitemap) else sitemap.items()
+    )
     count = items.count() if isinstance(items, QuerySet) else len(items)
     if count > SCAN_LIMIT:
         yield (
@@ -276,12 +278,20 @@ def _verdict(
     """What a file writes of ``item`` for the asked URL; None if the item is not the URL's
     (``anyway``: it is, the route says so)."""
     finding = Finding(sitemap.name, factory.access.describe(item))
-    factory.last_skip = ""
-    xml, locs = factory.entries(item, set())
+    noindex = getattr(sitemap, "noindex_field", None)
+    factory.last_skip, excluded = "", factory.excluded
+    if noindex is not None and getattr(item, noindex, None):  # listed_rows() leaves it out
+        xml, locs = None, []
+        finding.rule, finding.reason = "excluded", f"noindex_field {noindex!r} is true for it"
+    else:
+        xml, locs = factory.entries(item, set())
     if xml is None:
         if not anyway and not target.names(_raw_location(factory, item)):
             return None
-        finding.rule, finding.reason = "skipped", factory.last_skip
+        if factory.excluded > excluded:
+            finding.rule, finding.reason = "excluded", "is_indexable() returned False"
+        elif not finding.rule:
+            finding.rule, finding.reason = "skipped", factory.last_skip
         return finding
     if target.url not in locs:
         if not anyway:

@@ -88,6 +88,15 @@ class Sitemap:
     def location(self, item: Any) -> str:
         return str(item.get_absolute_url())
 
+    def is_indexable(self, item: Any) -> bool:
+        """Whether ``item`` may be indexed: False leaves it out, counted as excluded, not skipped.
+
+        Every item by default. ``{% robots_meta item %}`` writes ``noindex`` where it is False.
+        Defined on a ``ModelSitemap``, it needs an instance per row (no column rows): a
+        boolean column is cheaper as ``noindex_field``.
+        """
+        return True
+
     def extra_xml(self, item: Any) -> tuple[str, ...]:
         """Serialised extension elements for ``item`` (none by default).
 
@@ -145,6 +154,8 @@ class ModelSitemap(Sitemap):
     images_field: str | None = None
     #: A news section's publication date field: the two-day window is applied in SQL.
     news_date_field: str | None = None
+    #: A boolean field: rows where it is true are never listed (filtered in SQL; NULL is indexable).
+    noindex_field: str | None = None
 
     def items(self) -> QuerySet[Any]:
         return self.get_queryset()
@@ -172,6 +183,27 @@ class ModelSitemap(Sitemap):
         if self.lastmod_field is None or self.model is None:
             return None
         return date_field(self.model, self.lastmod_field)
+
+
+def listed_rows(sitemap: ModelSitemap) -> QuerySet[Any]:
+    """``get_queryset()`` less the rows ``noindex_field`` marks: the rows every path reads.
+
+    Not inside ``get_queryset()``: projects override it (the README's classes do).
+    """
+    queryset = sitemap.get_queryset()
+    if sitemap.noindex_field is None:
+        return queryset
+    # exclude(): NOT (field AND field IS NOT NULL) keeps NULL rows, as on every backend.
+    return queryset.exclude(**{sitemap.noindex_field: True})
+
+
+def indexable(sitemap: Sitemap, item: Any) -> bool:
+    """Whether the section's rules let ``item`` be indexed: its ``noindex_field`` is not true
+    (the attribute ``listed_rows()`` filters in SQL), and ``is_indexable(item)``."""
+    field = getattr(sitemap, "noindex_field", None)
+    if field is not None and getattr(item, field, None):
+        return False
+    return sitemap.is_indexable(item)
 
 
 def date_field(model: type[models.Model], name: str) -> models.Field[Any, Any] | None:

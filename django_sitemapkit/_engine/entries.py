@@ -16,7 +16,13 @@ from django.utils import translation
 
 from django_sitemapkit._compat import ContribUrlsSection
 from django_sitemapkit._conf import get_settings
-from django_sitemapkit._engine.extensions import EntryRejected, Extensions, max_entries, namespaces
+from django_sitemapkit._engine.extensions import (
+    EntryRejected,
+    Extensions,
+    max_entries,
+    namespaces,
+    overrides,
+)
 from django_sitemapkit._engine.pages import PageNotFound
 from django_sitemapkit._engine.rows import (
     RowLayout,
@@ -40,7 +46,7 @@ from django_sitemapkit._protocol.writer import (
     url_element,
 )
 from django_sitemapkit._reversing import site_languages
-from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, indexable
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -98,6 +104,9 @@ class EntryFactory:
         self.constant_details = self.changefreq_xml + self.priority_xml
         self.skipped = 0
         self.last_skip = ""  # why the last item skipped was (sitemapkit_explain tells it)
+        self.excluded = 0  # items is_indexable() leaves out: the rule, not a fault
+        # Only for instances: column rows are never an item (url_name with it is check E018).
+        self.checks_indexable = overrides(sitemap, "is_indexable") and access.layout is None
         self.lastmods_dropped = 0  # entries listed without their unwritable lastmod
         self.last_loc = ""  # the last entry's, for callers' duplicates and newest lastmod
         self.last_lastmod: Lastmod | None = None
@@ -129,7 +138,9 @@ class EntryFactory:
             return None
 
     def entries(self, item: Any, listed: set[str]) -> tuple[str | None, list[str]]:
-        """The XML of ``item``'s entries and their locations; (None, []) when it is skipped."""
+        """The XML of ``item``'s entries and their locations; (None, []) when it is left out."""
+        if self.checks_indexable and not self.indexable(item):
+            return None, []
         if self.languages is not None:
             return self.languages(item, listed)
         xml = self(item)
@@ -139,6 +150,19 @@ class EntryFactory:
             self.skip_duplicate(item, self.last_loc)
             return None, []
         return xml, [self.last_loc]
+
+    def indexable(self, item: Any) -> bool:
+        """Whether ``item`` is listed by the section's indexability rules, as the template tag
+        asks (``noindex_field`` is already applied in SQL); an exclusion is counted, an
+        ``is_indexable()`` that raises is a skip."""
+        try:
+            if indexable(self.sitemap, item):
+                return True
+        except Exception as exc:  # a user's is_indexable() may raise anything
+            self.skip(item, f"is_indexable() raised {type(exc).__name__}: {exc}")
+            return False
+        self.excluded += 1
+        return False
 
     def reject(self, item: Any, exc: Exception) -> None:
         """Skip ``item``, whose details raised ``exc``; old news is left out without a warning."""

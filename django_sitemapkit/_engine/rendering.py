@@ -28,7 +28,7 @@ from django_sitemapkit._protocol.w3c import format_lastmod, later, to_aware
 from django_sitemapkit._protocol.writer import IndexWriter, UrlsetWriter, url_element
 from django_sitemapkit._reversing import rendering_language
 from django_sitemapkit._siteconfig import SiteConfig, rendering_site
-from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, StaticViewSitemap
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, StaticViewSitemap, listed_rows
 
 
 class SectionRegistry(Protocol):
@@ -286,7 +286,7 @@ def _sample_locations(sitemap: Sitemap, *, query: bool) -> list[tuple[object, bo
     if route is not None and (parts := route.template().parts) is not None:
         samples.append((parts[0], True))
     if query and sitemap.model is not None:
-        queryset = sitemap.get_queryset()
+        queryset = listed_rows(sitemap)
         if route is not None:  # column rows
             queryset = queryset.values_list(*rows.row_layout(sitemap).columns)
         row = queryset.first()

@@ -25,7 +25,7 @@ from django_sitemapkit._engine.pages import KeysetPages, Page, on_current_site, 
 from django_sitemapkit._engine.skiplog import new_page
 from django_sitemapkit._protocol.w3c import Lastmod
 from django_sitemapkit._reversing import Derived, Refused, derive_location
-from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, listed_rows
 
 _SAFE = "!$&'()*+,;=/~:@"  # what reverse() leaves unquoted (RFC 3986 sub-delims + "/~:@")
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
@@ -122,7 +122,15 @@ class UrlTemplate:
 
 
 # Methods taking an item: a section defining one needs instances.
-_ITEM_METHODS = ("location", "images", "videos", "news", "extra_xml", "get_languages_for_item")
+_ITEM_METHODS = (
+    "location",
+    "images",
+    "videos",
+    "news",
+    "extra_xml",
+    "get_languages_for_item",
+    "is_indexable",
+)
 
 
 @dataclass(frozen=True)
@@ -253,7 +261,7 @@ def keyset_pages(sitemap: ModelSitemap) -> KeysetPages:
     field = sitemap.get_lastmod_field()
     return KeysetPages(
         page_table_name(sitemap),
-        news_window(sitemap, on_current_site(sitemap, sitemap.get_queryset())),
+        news_window(sitemap, on_current_site(sitemap, listed_rows(sitemap))),
         limit=rows_per_page(sitemap),
         lastmod_field=None if field is None else field.name,
     )
