@@ -183,3 +183,39 @@ def test_any_text_is_answered_never_a_traceback(project: Path, text: str) -> Non
     code, output = explain(text, "--json")
     assert code in (0, 1)
     assert json.loads(output)[0]["asked"] == text
+
+
+def test_a_row_noindex_field_marks_is_excluded_by_it(sitemaps: Any, settings: Any) -> None:
+    settings.ROOT_URLCONF = "tests.urls_contrib"
+
+    @sitemapkit.register(Entry)
+    class EntrySitemap(sitemapkit.ModelSitemap):
+        lastmod_field = "pub_date"
+        noindex_field = "is_draft"
+
+    Entry.objects.create(slug="done", pub_date=T0)
+    Entry.objects.create(slug="draft", is_draft=True, pub_date=T0)
+    assert answer("/blog/done/")[0] == 0
+    code, site = answer("/blog/draft/")
+    assert code == 1
+    (finding,) = site["findings"]
+    assert (finding["rule"], finding["reason"]) == (
+        "excluded",
+        "noindex_field 'is_draft' is true for it",
+    )
+
+
+def test_an_item_is_indexable_refuses_is_excluded_by_it(sitemaps: Any) -> None:
+    @sitemapkit.register(Event)
+    class EventSitemap(sitemapkit.ModelSitemap):
+        lastmod_field = None
+
+        def is_indexable(self, item: Event) -> bool:
+            return item.url != "/events/hidden/"
+
+    Event.objects.create(url="/events/shown/")
+    Event.objects.create(url="/events/hidden/")
+    assert answer("/events/shown/")[0] == 0
+    code, text = explain("/events/hidden/")
+    assert code == 1
+    assert "excluded: is_indexable() returned False" in text
