@@ -234,16 +234,10 @@ def _scan(sitemap: Sitemap, target: _Target) -> Iterator[tuple[int | None, Any]]
     """(page number, item) of every item of a section without a URL route, or one Finding
     saying that it is too large to read."""
     if isinstance(sitemap, ContribUrlsSection):
-        for number in sitemap.page_numbers():
-            try:
-                yield from (
-                    (number, info) for _i, info in url_infos(sitemap, number, target.context)
-                )
-            except PageNotFound:
-                continue
+        yield from _contrib_infos(sitemap, target)
         return
     # A model's rows noindex_field leaves out too: found, they are explained as excluded.
-    items = on_current_site(
+    items: Any = on_current_site(
         sitemap, sitemap.get_queryset() if isinstance(sitemap, ModelSitemap) else sitemap.items()
     )
     count = items.count() if isinstance(items, QuerySet) else len(items)
@@ -272,6 +266,14 @@ def _scan(sitemap: Sitemap, target: _Target) -> Iterator[tuple[int | None, Any]]
         yield from ((numbers.get(i), item) for i, item in enumerate(items))
 
 
+def _contrib_infos(sitemap: ContribUrlsSection, target: _Target) -> Iterator[tuple[int, Any]]:
+    for number in sitemap.page_numbers():
+        try:
+            yield from ((number, info) for _i, info in url_infos(sitemap, number, target.context))
+        except PageNotFound:  # get_urls() raised: logged
+            continue
+
+
 def _verdict(
     sitemap: Sitemap, factory: EntryFactory, item: Any, target: _Target, *, anyway: bool = False
 ) -> Finding | None:
@@ -280,8 +282,10 @@ def _verdict(
     finding = Finding(sitemap.name, factory.access.describe(item))
     noindex = getattr(sitemap, "noindex_field", None)
     factory.last_skip, excluded = "", factory.excluded
+    xml: str | None
+    locs: list[str] = []
     if noindex is not None and getattr(item, noindex, None):  # listed_rows() leaves it out
-        xml, locs = None, []
+        xml = None
         finding.rule, finding.reason = "excluded", f"noindex_field {noindex!r} is true for it"
     else:
         xml, locs = factory.entries(item, set())

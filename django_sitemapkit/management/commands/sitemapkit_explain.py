@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from django_sitemapkit._conf import BaseUrlError
 from django_sitemapkit._explain import explain, explanation_lines
-from django_sitemapkit._siteconfig import add_site_option, chosen_sites, site_for_host
+from django_sitemapkit._siteconfig import SiteConfig, add_site_option, chosen_sites, site_for_host
 from django_sitemapkit._sites import site as default_registry
 
 
@@ -33,12 +33,8 @@ class Command(BaseCommand):
         asked: str = options["url"]
         if not asked.strip():
             raise CommandError("Give a URL or a path, such as /articles/a/.")
-        sites = chosen_sites(options["sites"])
-        if not options["sites"] and "://" in asked:
-            host = asked.partition("://")[2].partition("/")[0]
-            sites = [s for s in sites if s is None or s == site_for_host(host)] or sites
         try:
-            answers = [explain(asked, default_registry, site) for site in sites]
+            answers = [explain(asked, default_registry, s) for s in _sites(asked, options["sites"])]
         except BaseUrlError as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:
@@ -49,3 +45,12 @@ class Command(BaseCommand):
                     self.stdout.write(line)
         if not any(answer.listed for answer in answers):
             raise SystemExit(1)
+
+
+def _sites(asked: str, names: list[str] | None) -> list[SiteConfig | None]:
+    """The sites named, else the one at the URL's host (every site for a path or another host)."""
+    sites = chosen_sites(names)
+    if names or "://" not in asked:
+        return sites
+    at_host = site_for_host(asked.partition("://")[2].partition("/")[0])
+    return [site for site in sites if site is None or site == at_host] or sites
