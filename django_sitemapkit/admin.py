@@ -28,6 +28,7 @@ from django_sitemapkit._engine.rendering import (
 from django_sitemapkit._engine.rows import route_report
 from django_sitemapkit._engine.sections import pages_listing
 from django_sitemapkit._engine.skiplog import one_render
+from django_sitemapkit._explain import explain, explanation_lines
 from django_sitemapkit._publishing.base import Manifest, PublishError
 from django_sitemapkit._publishing.selection import get_publisher
 from django_sitemapkit._reversing import rendering_language
@@ -196,12 +197,20 @@ class SitemapStatusAdmin(StatusAdminBase):
             raise PermissionDenied
         if request.method not in ("GET", "HEAD"):
             return HttpResponseNotAllowed(["GET", "HEAD"])
-        statuses = [site_status(default_registry, site) for site in selected_sites(None)]
+        sites = selected_sites(None)
+        statuses = [site_status(default_registry, site) for site in sites]
+        asked = request.GET.get("url", "").strip()[:4096]  # no URL is longer: 2,048 listed
+        # The command's answer, line by line: one lookup, two ways to print it.
+        answers = [
+            explanation_lines(explain(asked, default_registry, s), 2) for s in sites if asked
+        ]
         context = {
             **self.admin_site.each_context(request),
             "title": "Sitemap status",
             "opts": self.model._meta,
             "statuses": statuses,
+            "asked": asked,
+            "answers": answers,
             **(extra_context or {}),
         }
         return TemplateResponse(request, TEMPLATE, context)

@@ -167,3 +167,24 @@ def test_lastmods_and_the_build_time_are_shown_to_the_second(
     assert rows(response.content)["testapp-article"][2] == newest
     (built,) = html.fromstring(response.content).cssselect("p.sitemapkit-build")
     assert "." not in built.text_content().split(" of ")[1].split(",")[0]
+
+
+def test_the_page_explains_a_url_as_the_command_does(built: Path) -> None:
+    client = logged_in(staff())
+    tree = html.fromstring(client.get(PAGE, {"url": "/articles/a2/"}).content)
+    (answer,) = tree.cssselect(".sitemapkit-answer")
+    assert answer.cssselect("h2")[0].text_content() == (
+        "https://www.example.com/articles/a2/ is listed: section 'testapp-article' in "
+        "sitemap-testapp-article-1.xml."
+    )
+    details = [li.text_content().strip() for li in answer.cssselect("li")]
+    assert "lastmod 2026-01-01T02:00:00+00:00, changefreq none, priority none" in details
+    # A row saved since the build: present live, not yet in the published build.
+    tree = html.fromstring(client.get(PAGE, {"url": "/articles/new0/"}).content)
+    heading = tree.cssselect(".sitemapkit-answer h2")[0].text_content()
+    assert heading.startswith("https://www.example.com/articles/new0/ is not listed: section ")
+    assert "present live, not yet in the published build of " in heading
+    # Hostile input is an answer, never a 500.
+    response = client.get(PAGE, {"url": "https://www.example.com/\x00<script>"})
+    assert response.status_code == 200
+    assert b"<script>" not in response.content

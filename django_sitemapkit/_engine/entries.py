@@ -103,6 +103,7 @@ class EntryFactory:
         )
         self.constant_details = self.changefreq_xml + self.priority_xml
         self.skipped = 0
+        self.last_skip = ""  # why the last item skipped was (sitemapkit_explain tells it)
         self.excluded = 0  # items is_indexable() leaves out: the rule, not a fault
         # Only for instances: column rows are never an item (url_name with it is check E018).
         self.checks_indexable = overrides(sitemap, "is_indexable") and access.layout is None
@@ -231,6 +232,7 @@ class EntryFactory:
     def skip(self, item: Any, reason: str, *, quiet: bool = False) -> None:
         """Count ``item`` as skipped, and log why (at debug level when ``quiet``: expected)."""
         self.skipped += 1
+        self.last_skip = reason
         log_skip(self.sitemap.section, self.access.describe(item), reason, quiet=quiet)
 
 
