@@ -284,7 +284,8 @@ def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
     if isinstance(sitemap, ContribUrlsSection):
         return UrlInfoFactory(sitemap, context, URL_INFO_ACCESS)
     access = item_access(sitemap)
-    if isinstance(sitemap, StaticViewSitemap) and sitemap.lastmod_sources:
+    # Not a mapping is E026's; never tested for truth here: a QuerySet would read its rows.
+    if isinstance(sitemap, StaticViewSitemap) and isinstance(sitemap.lastmod_sources, Mapping):
         access = replace(access, lastmod=sourced_lastmod(sitemap, context, access.lastmod))
     return EntryFactory(sitemap, context, access)
 
