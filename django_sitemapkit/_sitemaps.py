@@ -221,9 +221,14 @@ class StaticViewSitemap(Sitemap):
     Each entry is a name, or a tuple of a name and args (a list) and/or kwargs
     (a dict). lastmod is the modification time of the template the view
     renders, as sitemaps.org advises for static pages; override ``lastmod``.
+    A listing page changes when one of its children does: ``lastmod_sources``
+    dates it by the newest of their rows instead.
     """
 
     url_names: Sequence[str | tuple[Any, ...]] = ()
+    #: URL name -> a QuerySet, or a model a ``ModelSitemap`` section lists: the lastmod of that
+    #: name's pages is the newest lastmod of those rows (one aggregate per render), not ``lastmod``.
+    lastmod_sources: Mapping[str, QuerySet[Any] | type[models.Model]] = {}
 
     def items(self) -> Sequence[Any]:
         return [UrlName.of(entry) for entry in self.url_names]
@@ -238,6 +243,63 @@ class StaticViewSitemap(Sitemap):
         # Only for the pages of url_names: items() of a project's own (a
         # contrib class rebased here) keep contrib's meaning, no lastmod.
         return template_mtime(self.location(item)) if isinstance(item, UrlName) else None
+
+
+def lastmod_source(
+    value: Any, sections: Iterable[Sitemap]
+) -> tuple[ModelSitemap | None, models.Field[Any, Any]]:
+    """The section of a ``lastmod_sources`` value's model in ``sections`` (its first
+    ``ModelSitemap``; needed for a model, optional for a QuerySet) and the date field its rows
+    are dated by: that section's lastmod field, else ``updated_at``. ValueError: why none."""
+    model = source_model(value)
+    if model is None:
+        raise ValueError(f"{type(value).__name__} is neither a QuerySet nor a model")
+    label = model._meta.label
+    section = next((s for s in sections if isinstance(s, ModelSitemap) and s.model is model), None)
+    if section is None and model is value:
+        raise ValueError(f"no ModelSitemap section of the registry lists {label}")
+    field = None if section is None else section.get_lastmod_field()
+    field = field or date_field(model, str(ModelSitemap.lastmod_field))
+    if field is None:
+        whose = f"section {section.name!r}" if section is not None else "a section"
+        raise ValueError(f"{label} has no lastmod field in {whose} and no updated_at")
+    return section, field
+
+
+def lastmod_source_problems(sitemap: StaticViewSitemap, sections: Iterable[Sitemap]) -> list[str]:
+    """What is wrong with ``sitemap.lastmod_sources`` in the registry of ``sections``."""
+    sources: Any = sitemap.lastmod_sources  # a project's value: anything
+    if not isinstance(sources, Mapping):
+        return [f"lastmod_sources is {type(sources).__name__}, not a dict"]
+    try:
+        names = {UrlName.of(entry).name for entry in sitemap.url_names}
+    except Exception:  # a malformed entry: rendering says what is wrong with it
+        names = None
+    problems = []
+    for name, value in sources.items():
+        if names is not None and name not in names:
+            problems.append(f"lastmod_sources names {name!r}, which is not in url_names")
+        try:
+            lastmod_source(value, sections)
+        except ValueError as exc:
+            problems.append(f"lastmod_sources[{name!r}]: {exc}")
+    return problems
+
+
+def source_models(sitemap: Sitemap) -> list[type[models.Model]]:
+    """The models whose rows date pages of ``sitemap`` (``lastmod_sources``): their writes
+    change its files as writes of its own model do."""
+    sources = getattr(sitemap, "lastmod_sources", None)
+    if not isinstance(sources, Mapping):
+        return []
+    return [model for value in sources.values() if (model := source_model(value)) is not None]
+
+
+def source_model(value: Any) -> type[models.Model] | None:
+    """The model of a ``lastmod_sources`` value: a QuerySet's, or the model itself."""
+    if isinstance(value, QuerySet):
+        return value.model
+    return value if isinstance(value, type) and issubclass(value, models.Model) else None
 
 
 class UrlName(NamedTuple):

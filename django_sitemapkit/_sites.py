@@ -31,7 +31,13 @@ from django_sitemapkit._serving.cache import (
 )
 from django_sitemapkit._serving.views import url_patterns
 from django_sitemapkit._siteconfig import SiteConfig
-from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit._sitemapchecks import describe
+from django_sitemapkit._sitemaps import (
+    ModelSitemap,
+    Sitemap,
+    StaticViewSitemap,
+    lastmod_source_problems,
+)
 
 # Every registry made, for what concerns them all: model signals and system checks.
 _registries: weakref.WeakSet[SitemapSite] = weakref.WeakSet()
@@ -278,7 +284,24 @@ class SitemapSite:
             )
             if app_configs is None or app in app_configs:
                 errors.extend(sitemap.check())
+                errors.extend(self._check_lastmod_sources(sitemap))
         return errors
+
+    def _check_lastmod_sources(self, sitemap: Sitemap) -> list[CheckMessage]:
+        """E027: a ``lastmod_sources`` entry that cannot date its page (its model's section
+        is looked up in this registry)."""
+        if not isinstance(sitemap, StaticViewSitemap):
+            return []
+        return [
+            Error(
+                f"{describe(sitemap)}: {problem}.",
+                hint="Map URL names of url_names to a QuerySet, or to a model a ModelSitemap "
+                "section of this registry lists, with a date field (the section's "
+                "lastmod_field, or updated_at).",
+                id="sitemapkit.E027",
+            )
+            for problem in lastmod_source_problems(sitemap, self)
+        ]
 
 
 class _RecordingBuilder(Builder):

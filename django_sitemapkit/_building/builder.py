@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from django.db.models import QuerySet
 from django.urls import get_resolver
 
 from django_sitemapkit._building.pagefiles import (
@@ -180,7 +181,7 @@ class Builder:
             files,
             selected=selected,
             old={} if previous is None else {(r.section, r.number): r for r in previous.pages},
-            context=make_context(self.base_url, self.sitemaps.name),
+            context=make_context(self.base_url, self.sitemaps.name, self.sitemaps),
             keep_sections=self._keep_sections(configs, previous, selected, result),
             progress=self.progress,
         )
@@ -337,9 +338,24 @@ def _attributes(sitemap: Sitemap) -> Iterator[str]:
         # Stable from one process to the next: no memory address.
         if callable(value):
             text = f"<callable {getattr(value, '__qualname__', type(value).__qualname__)}>"
-        elif " at 0x" in (text := repr(value)):
+        elif " at 0x" in (text := _config_text(value)):
             text = f"<{type(value).__qualname__}>"
         yield f"{name}={text}"
+
+
+def _config_text(value: Any) -> str:
+    """``repr(value)``, but a QuerySet's (in ``lastmod_sources``) is its SQL: its repr would
+    read rows, and change with them."""
+    if isinstance(value, dict):
+        return (
+            "{" + ", ".join(f"{key!r}: {_config_text(item)}" for key, item in value.items()) + "}"
+        )
+    if isinstance(value, QuerySet):
+        try:
+            return f"<QuerySet {value.query}>"
+        except Exception:  # no SQL for it (an empty result): rendering will tell
+            return f"<QuerySet of {value.model._meta.label}>"
+    return repr(value)
 
 
 def _source(function: Any) -> str:

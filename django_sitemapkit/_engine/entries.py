@@ -6,12 +6,13 @@ import datetime
 import functools
 import logging
 import operator
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
 from django.db import connections
+from django.db.models import Max, QuerySet
 from django.utils import translation
 
 from django_sitemapkit._compat import ContribUrlsSection
@@ -28,6 +29,7 @@ from django_sitemapkit._engine.rows import (
     RowLayout,
     UrlTemplate,
     instance_lastmod,
+    keyset_pages,
     lastmod_date_only,
     raw_lastmod_converter,
     row_layout,
@@ -46,7 +48,14 @@ from django_sitemapkit._protocol.writer import (
     url_element,
 )
 from django_sitemapkit._reversing import site_languages
-from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, indexable
+from django_sitemapkit._sitemaps import (
+    ModelSitemap,
+    Sitemap,
+    StaticViewSitemap,
+    UrlName,
+    indexable,
+    lastmod_source,
+)
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -58,6 +67,10 @@ class RenderContext:
     locations: LocationBuilder
     tz: datetime.tzinfo
     stylesheet: str | None = None  # the XSL every file references
+    # The registry rendering, where a model of lastmod_sources has its section.
+    sections: Iterable[Sitemap] = ()
+    # Each lastmod source's newest lastmod (or why none), read once per render by every factory.
+    source_lastmods: dict[tuple[str, str], Lastmod | Exception | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -297,7 +310,46 @@ def entry_factory(sitemap: Sitemap, context: RenderContext) -> EntryFactory:
         context = replace(context, locations=context.locations.with_scheme(sitemap.protocol))
     if isinstance(sitemap, ContribUrlsSection):
         return UrlInfoFactory(sitemap, context, URL_INFO_ACCESS)
-    return EntryFactory(sitemap, context, item_access(sitemap))
+    access = item_access(sitemap)
+    # Not a mapping is E027's; never tested for truth here: a QuerySet would read its rows.
+    if isinstance(sitemap, StaticViewSitemap) and isinstance(sitemap.lastmod_sources, Mapping):
+        access = replace(access, lastmod=sourced_lastmod(sitemap, context, access.lastmod))
+    return EntryFactory(sitemap, context, access)
+
+
+def sourced_lastmod(
+    sitemap: StaticViewSitemap, context: RenderContext, own: Callable[[Any], Lastmod | None]
+) -> Callable[[Any], Lastmod | None]:
+    """An item's lastmod: for a URL name of ``lastmod_sources``, the newest lastmod of its
+    rows, one aggregate per render (None without a dated row), else ``own``: the page's, as
+    the index's figures and every render (views and builds) take it from their factory."""
+    sources, cache = sitemap.lastmod_sources, context.source_lastmods
+
+    def lastmod(item: Any) -> Lastmod | None:
+        if not isinstance(item, UrlName) or item.name not in sources:
+            return own(item)
+        key = (sitemap.name, item.name)
+        if key not in cache:
+            try:
+                cache[key] = newest_row_lastmod(sources[item.name], context.sections)
+            except Exception as exc:  # logged per entry as a lastmod that cannot be written
+                cache[key] = exc
+        if isinstance(newest := cache[key], Exception):
+            raise newest
+        return newest
+
+    return lastmod
+
+
+def newest_row_lastmod(value: Any, sections: Iterable[Sitemap]) -> Lastmod | None:
+    """The newest lastmod of a ``lastmod_sources`` value's rows; a model's are those its
+    section lists (``for_site()``, a news window and all), a QuerySet's its own."""
+    section, date = lastmod_source(value, sections)
+    if not isinstance(value, QuerySet):
+        assert section is not None
+        value = keyset_pages(section).queryset
+    newest: Lastmod | None = value.aggregate(newest=Max(date.name))["newest"]
+    return newest
 
 
 # Each of contrib's ``get_urls()`` dicts is one ``<url>``; its alternates become links.

@@ -137,11 +137,21 @@ def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
     return index_directory(namespace) + STYLESHEET_NAME if get_settings().STYLESHEET else None
 
 
-def make_context(base_url: str, namespace: str = URL_NAMESPACE) -> RenderContext:
+def make_context(
+    base_url: str, namespace: str = URL_NAMESPACE, sitemaps: SectionRegistry | None = None
+) -> RenderContext:
+    """One render's context (a build's, a request's); ``sitemaps``: the sections rendered."""
     directory_url = base_url + index_directory(namespace)
     strip = get_settings().STRIP_QUERY_PARAMS
     locations = LocationBuilder(base_url, directory_url=directory_url, strip_params=strip)
-    return RenderContext(locations, tz=site_time_zone(), stylesheet=stylesheet_href(namespace))
+    # A site's sections are some of its registry's: lastmod_sources' models are registered there.
+    registry = sitemaps.sitemaps if isinstance(sitemaps, SiteSections) else sitemaps
+    return RenderContext(
+        locations,
+        tz=site_time_zone(),
+        stylesheet=stylesheet_href(namespace),
+        sections=() if registry is None else registry,
+    )
 
 
 def render_page(
@@ -152,7 +162,7 @@ def render_page(
     if sitemap is None:
         raise SectionNotFound(section)
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
-        page = render_sitemap_page(sitemap, number, make_context(base_url, sitemaps.name))
+        page = render_sitemap_page(sitemap, number, make_context(base_url, sitemaps.name, sitemaps))
     if page.pages_recut:
         sitemaps.invalidate_listing(section)
     return RenderedFile(
@@ -206,7 +216,7 @@ def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
     """The index as the database has it now: each page listing a URL, with its figures' lastmod
     (none where a row has none, as contrib's); while there is none, ``empty_site_file()``."""
     with rendering_language(), rendering_site(site_of(sitemaps)), one_render():
-        context = make_context(base_url, sitemaps.name)
+        context = make_context(base_url, sitemaps.name, sitemaps)
         entries = (
             IndexEntry(sitemap.name, figures.number, figures.newest)
             for sitemap in sitemaps

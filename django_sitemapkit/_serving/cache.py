@@ -33,7 +33,7 @@ from django.db import models
 from django_sitemapkit._conf import CACHE_KEY_PREFIX, get_settings
 from django_sitemapkit._engine.rendering import RenderedFile, SectionRegistry, site_of
 from django_sitemapkit._publishing.base import Manifest
-from django_sitemapkit._sitemaps import Sitemap
+from django_sitemapkit._sitemaps import Sitemap, source_models
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -139,12 +139,16 @@ def build_holds_writes(sitemaps: SectionRegistry, generation: str, sections: Seq
 
 def sections_of(model: type[models.Model], sitemaps: Iterable[Sitemap]) -> list[str]:
     """The sections of ``sitemaps`` that list rows of ``model``, of its concrete model, or of
-    a model it inherits from with a table of its own (a Wagtail page type's ``Page``)."""
+    a model it inherits from with a table of its own (a Wagtail page type's ``Page``); or whose
+    ``lastmod_sources`` date pages by such rows."""
     lineage = {model._meta.concrete_model, *model._meta.get_parent_list()}
     return [
         sitemap.name
         for sitemap in sitemaps
-        if (listed := sitemap.get_model()) is not None and listed._meta.concrete_model in lineage
+        if any(
+            read is not None and read._meta.concrete_model in lineage
+            for read in (sitemap.get_model(), *source_models(sitemap))
+        )
     ]
 
 
