@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -82,7 +83,7 @@ class Command(BaseCommand):
                 full=options["full"],
                 rerender=options["rerender"],
                 dry_run=options["dry_run"],
-                progress=self._progress if show_progress else None,
+                progress=progress_bar("pages") if show_progress else None,
                 site=target,
             )
             ensure_sections_fit_index(builder)
@@ -132,11 +133,17 @@ class Command(BaseCommand):
         where = builder.publisher.description
         self.stdout.write(f"{label}{verb('', 'Dry run: ')}{result.summary()} ({where})")
 
-    def _progress(self, done: int, total: int) -> None:
+
+def progress_bar(unit: str) -> Callable[[int, int], None]:
+    """A progress callback drawing ``[###...] done/total unit`` on stderr (a terminal)."""
+
+    def show(done: int, total: int) -> None:
         width = 30
         filled = width * done // total if total else width
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} pages")
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}")
         sys.stderr.flush()
+
+    return show
 
 
 def ensure_sections_fit_index(builder: Builder) -> None:

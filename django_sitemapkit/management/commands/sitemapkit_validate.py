@@ -45,7 +45,7 @@ class Command(BaseCommand):
         add(
             "--deadline",
             metavar="SECONDS",
-            type=_seconds,
+            type=seconds,
             default=DEFAULT_DEADLINE,
             help="For a live site (URL): the most the whole run may take; what is not read by "
             f"then is reported unchecked (default: {DEFAULT_DEADLINE:g}).",
@@ -61,7 +61,7 @@ class Command(BaseCommand):
             raise CommandError(f"{problems:,} problem(s) found.", returncode=1)
 
 
-def _seconds(value: str) -> float:
+def seconds(value: str) -> float:
     with contextlib.suppress(ValueError):
         if 0 < (seconds := float(value)) < float("inf"):
             return seconds
