@@ -45,7 +45,7 @@ from django_sitemapkit._publishing.selection import get_publisher
 from django_sitemapkit._reversing import rendering_language, site_languages
 from django_sitemapkit._serving.cache import build_holds_writes
 from django_sitemapkit._siteconfig import SiteConfig, rendering_site
-from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit._sitemaps import ModelSitemap, Sitemap, exclusion
 
 #: Items a section is read through, one by one, when no URL route leads to the row: beyond it
 #: the section is named as not searched (a large table with ``location()`` per row).
@@ -280,21 +280,22 @@ def _verdict(
     """What a file writes of ``item`` for the asked URL; None if the item is not the URL's
     (``anyway``: it is, the route says so)."""
     finding = Finding(sitemap.name, factory.access.describe(item))
-    noindex = getattr(sitemap, "noindex_field", None)
-    factory.last_skip, excluded = "", factory.excluded
+    factory.last_skip = ""
     xml: str | None
     locs: list[str] = []
-    if noindex is not None and getattr(item, noindex, None):  # listed_rows() leaves it out
+    try:
+        excluded = exclusion(sitemap, item)
+    except Exception:  # a user's is_indexable(): the factory tells it as a skip
+        excluded = None
+    if excluded is not None:
         xml = None
-        finding.rule, finding.reason = "excluded", f"noindex_field {noindex!r} is true for it"
+        finding.rule, finding.reason = "excluded", excluded
     else:
         xml, locs = factory.entries(item, set())
     if xml is None:
         if not anyway and not target.names(_raw_location(factory, item)):
             return None
-        if factory.excluded > excluded:
-            finding.rule, finding.reason = "excluded", "is_indexable() returned False"
-        elif not finding.rule:
+        if not finding.rule:
             finding.rule, finding.reason = "skipped", factory.last_skip
         return finding
     if target.url not in locs:

@@ -197,13 +197,13 @@ def listed_rows(sitemap: ModelSitemap) -> QuerySet[Any]:
     return queryset.exclude(**{sitemap.noindex_field: True})
 
 
-def indexable(sitemap: Sitemap, item: Any) -> bool:
-    """Whether the section's rules let ``item`` be indexed: its ``noindex_field`` is not true
-    (the attribute ``listed_rows()`` filters in SQL), and ``is_indexable(item)``."""
+def exclusion(sitemap: Sitemap, item: Any) -> str | None:
+    """Why the section's rules leave ``item`` out, or None if they list it: its ``noindex_field``
+    is true (the attribute ``listed_rows()`` filters in SQL), or ``is_indexable(item)`` is False."""
     field = getattr(sitemap, "noindex_field", None)
     if field is not None and getattr(item, field, None):
-        return False
-    return sitemap.is_indexable(item)
+        return f"noindex_field {field!r} is true for it"
+    return None if sitemap.is_indexable(item) else "is_indexable() returned False"
 
 
 def date_field(model: type[models.Model], name: str) -> models.Field[Any, Any] | None:

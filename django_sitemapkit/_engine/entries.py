@@ -53,7 +53,7 @@ from django_sitemapkit._sitemaps import (
     Sitemap,
     StaticViewSitemap,
     UrlName,
-    indexable,
+    exclusion,
     lastmod_source,
 )
 
@@ -169,7 +169,7 @@ class EntryFactory:
         asks (``noindex_field`` is already applied in SQL); an exclusion is counted, an
         ``is_indexable()`` that raises is a skip."""
         try:
-            if indexable(self.sitemap, item):
+            if exclusion(self.sitemap, item) is None:
                 return True
         except Exception as exc:  # a user's is_indexable() may raise anything
             self.skip(item, f"is_indexable() raised {type(exc).__name__}: {exc}")

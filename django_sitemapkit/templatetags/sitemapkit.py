@@ -12,7 +12,7 @@ from django.db import models
 from django.utils.safestring import SafeString, mark_safe
 
 from django_sitemapkit._serving.cache import sections_of
-from django_sitemapkit._sitemaps import indexable
+from django_sitemapkit._sitemaps import exclusion
 from django_sitemapkit._sites import registries
 
 register = template.Library()
@@ -31,7 +31,7 @@ def robots_meta(obj: Any) -> SafeString:
         for name in sections_of(type(obj), registry):
             sitemap = registry[name]
             try:
-                if not indexable(sitemap, obj):
+                if exclusion(sitemap, obj) is not None:
                     return NOINDEX
             except Exception as exc:  # a user's is_indexable(): a page must still render
                 logger.warning(
