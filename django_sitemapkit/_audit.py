@@ -11,6 +11,7 @@ canonical URL or is disallowed by the site's robots.txt.
 from __future__ import annotations
 
 import io
+import logging
 import queue
 import random
 import threading
@@ -18,7 +19,7 @@ import time
 import urllib.robotparser
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -385,19 +386,32 @@ def audit(
     progress: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Audit every URL the site's sitemaps list (``sample`` of them, chosen by ``seed``)."""
-    started = time.monotonic()
-    target = Target.of(site)
-    client = Client(raise_request_exception=False)
-    listed = listed_urls(client, target)
-    robots = RobotsRules(client, target)
-    chosen = listed
-    if sample is not None and sample < len(listed):
-        picked = random.Random(seed).sample(range(len(listed)), sample)
-        chosen = [listed[number] for number in sorted(picked)]
-    check = lambda client, url: page_problems(client, target, url)  # noqa: E731
-    answers = checked([entry.url for entry in chosen], check, timeout)
-    for done, (entry, problems) in enumerate(zip(chosen, answers, strict=True), 1):
-        entry.problems = [*problems, *filter(None, [robots.check(entry.url)])]
-        if progress is not None:
-            progress(done, len(chosen))
-    return Report(target.name, target.root, len(listed), chosen, time.monotonic() - started)
+    with _quiet_request_log():
+        started = time.monotonic()
+        target = Target.of(site)
+        client = Client(raise_request_exception=False)
+        listed = listed_urls(client, target)
+        robots = RobotsRules(client, target)
+        chosen = listed
+        if sample is not None and sample < len(listed):
+            picked = random.Random(seed).sample(range(len(listed)), sample)
+            chosen = [listed[number] for number in sorted(picked)]
+        check = lambda client, url: page_problems(client, target, url)  # noqa: E731
+        answers = checked([entry.url for entry in chosen], check, timeout)
+        for done, (entry, problems) in enumerate(zip(chosen, answers, strict=True), 1):
+            entry.problems = [*problems, *filter(None, [robots.check(entry.url)])]
+            if progress is not None:
+                progress(done, len(chosen))
+        return Report(target.name, target.root, len(listed), chosen, time.monotonic() - started)
+
+
+@contextmanager
+def _quiet_request_log() -> Iterator[None]:
+    """``django.request`` silent while pages are audited: the report names each 404 and each
+    view that raised, where the log would send a line, or an ADMINS email, for every one."""
+    logger = logging.getLogger("django.request")
+    disabled, logger.disabled = logger.disabled, True
+    try:
+        yield
+    finally:
+        logger.disabled = disabled
