@@ -207,12 +207,12 @@ class HeadParser(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {name: (value or "").strip() for name, value in attrs}
         if tag == "base" and values.get("href"):
-            self.base = urljoin(self.base, values["href"])
+            self.base = joined(self.base, values["href"])
         elif tag == "meta" and values.get("name", "").lower() in _META_NAMES:
             if self.noindex is None and says_noindex(values.get("content", "")):
                 self.noindex = f'<meta name="{values["name"]}" content="{values["content"]}">'
         elif tag == "link" and "canonical" in values.get("rel", "").lower().split():
-            self.canonicals.append(urljoin(self.base, values.get("href", "")))
+            self.canonicals.append(joined(self.base, values.get("href", "")))
         elif tag == "body":
             raise _EndOfHead
 
@@ -225,6 +225,14 @@ class HeadParser(HTMLParser):
             self.feed(html)
             self.close()
         return self
+
+
+def joined(base: str, href: str) -> str:
+    """``href`` made absolute against ``base``; as written where it is no URL (``http://[``)."""
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return href
 
 
 def same_url(one: str, other: str) -> bool:
@@ -249,15 +257,15 @@ def page_problems(client: Client, target: Target, url: str) -> list[Problem]:
             return [Problem("status", f"not under {target.root}: not requested")]
         if exc_info := getattr(response, "exc_info", None):
             return [Problem("error", f"{exc_info[0].__name__}: {exc_info[1]}")]
-        return _answer_problems(response, url)
+        return answer_problems(response, url)
     except Exception as exc:  # raised outside the handler, e.g. reading a streamed body
         return [Problem("error", f"{type(exc).__name__}: {exc}")]
 
 
-def _answer_problems(response: HttpResponseBase, url: str) -> list[Problem]:
+def answer_problems(response: HttpResponseBase, url: str) -> list[Problem]:
     status = response.status_code
     if 300 <= status < 400:
-        to = urljoin(url, response.get("Location", "")) if response.has_header("Location") else ""
+        to = joined(url, response.get("Location", "")) if response.has_header("Location") else ""
         return [Problem("redirect", f"{status} to {to or 'nowhere (no Location)'}")]
     if status != 200:
         return [Problem("status", f"{status}")]

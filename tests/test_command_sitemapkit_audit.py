@@ -3,6 +3,7 @@ its problem (issue #28, acceptance 1); a clean site exits 0; ``--json`` parses."
 
 from __future__ import annotations
 
+import contextlib
 import json
 from io import StringIO
 from pathlib import Path
@@ -10,8 +11,12 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.http import BadHeaderError, HttpResponse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
+from django_sitemapkit._audit import answer_problems
 
 BASE = "https://www.example.com"
 GOOD = ["ok", ("ok-plain", {"slug": "a"}), ("ok-plain", {"slug": "b"})]
@@ -253,3 +258,27 @@ def test_progress_bar_on_a_terminal(project: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr("sys.stderr", terminal)
     call_command("sitemapkit_audit", stdout=StringIO())
     assert "\r[" + "#" * 30 + "] 3/3 URLs" in terminal.getvalue()
+
+
+# What a project's pages send is the audit's input: never a crash, never a page's fault invented.
+_HREFS = st.text(alphabet=st.sampled_from("h:/[]%.?#@ax1"), max_size=20)
+_TAGS = st.one_of(
+    _HREFS.map(lambda href: f'<link rel="canonical" href="{href}">'),
+    _HREFS.map(lambda href: f'<base href="{href}">'),
+    st.text(max_size=20).map(lambda content: f'<meta name="robots" content="{content}">'),
+    st.text(max_size=20),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tags=st.lists(_TAGS, max_size=4), header=st.text(max_size=40), location=_HREFS)
+def test_any_head_header_or_location_is_read_without_error(
+    tags: list[str], header: str, location: str
+) -> None:
+    page = HttpResponse(f"<html><head>{''.join(tags)}</head><body></body></html>")
+    with contextlib.suppress(BadHeaderError):
+        page["X-Robots-Tag"] = header
+    assert {p.kind for p in answer_problems(page, f"{BASE}/page/")} <= {"noindex", "canonical"}
+    moved = HttpResponse(status=301)
+    moved["Location"] = location
+    assert [p.kind for p in answer_problems(moved, f"{BASE}/page/")] == ["redirect"]
