@@ -89,6 +89,16 @@ class BuildRecord:
         return cls(sections=sections, **_known(cls, raw))
 
 
+def churn_warning(sections: list[str]) -> str:
+    """The words every report (summary, status, admin) gives sections warned of lastmod churn."""
+    return (
+        f"Warning: most lastmods of section {', '.join(map(repr, sections))} moved in one build "
+        "while its URLs barely did (a backfill or migration touching updated_at?); search "
+        "engines distrust sitemaps whose dates all move at once: see 'Lastmod churn' in "
+        "docs/building.md."
+    )
+
+
 @dataclass
 class Manifest:
     generation: str
