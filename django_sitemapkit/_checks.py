@@ -55,7 +55,25 @@ def check_settings(
         Error(problem, hint=hint, id="sitemapkit.E022")
         for problem in config_problems(raw.get("INDEXNOW"))
     ]
+    errors += [Error(problem, id="sitemapkit.E029") for problem in _history_problems(raw)]
     return errors + (_check_sites_setting() if raw.get("SITES") else _check_base_url(raw))
+
+
+def _history_problems(raw: dict[str, Any]) -> list[str]:
+    """HISTORY a count of builds; SHRINK_GUARD and LASTMOD_CHURN_WARNING shares (0 or None: off)."""
+    problems = []
+    history = raw.get("HISTORY", DEFAULTS["HISTORY"])
+    if isinstance(history, bool) or not isinstance(history, int) or history < 0:
+        problems.append(f"{SETTINGS_NAME}['HISTORY'] must be a number of builds, 0 or more.")
+    for key in ("SHRINK_GUARD", "LASTMOD_CHURN_WARNING"):
+        value = raw.get(key, DEFAULTS[key])
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if value is not None and not (number and 0 <= value <= 1):
+            problems.append(
+                f"{SETTINGS_NAME}[{key!r}] must be a share from 0 to 1 (0.5: half), or None: "
+                f"not {value!r}."
+            )
+    return problems
 
 
 def _check_sites_setting() -> list[CheckMessage]:

@@ -61,6 +61,12 @@ class SitemapkitSettings:
     # touching registered models, at most one per section per DEBOUNCE seconds.
     REBUILD_AFTER_COMMIT: bool = False
     REBUILD_DEBOUNCE: float = 60
+    # Builds the manifest's history keeps.
+    HISTORY: int = 50
+    # A build removing more than this share of a section's URLs publishes nothing (None or 0: off).
+    SHRINK_GUARD: float | None = 0.5
+    # Warn when more than this share of a section's lastmods move in one build (None or 0: off).
+    LASTMOD_CHURN_WARNING: float | None = 0.5
 
 
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SitemapkitSettings)}

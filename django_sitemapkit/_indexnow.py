@@ -1,6 +1,7 @@
 """IndexNow: telling search engines which URLs a build changed (docs/indexnow.md). ``watch()``
-reads each page's old bytes *before* its write (a flat storage overwrites in place); ``announce()``
-submits once ``publish()`` returned. A failure is logged, never fails the build."""
+reads each page's old bytes *before* its write (a flat storage overwrites in place): the same
+diff gives the build's figures per section (URLs added, removed, redated); ``announce()`` submits
+once ``publish()`` returned. A failure is logged, never fails the build."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import logging
 import math
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +24,7 @@ from django.urls import NoReverseMatch, get_script_prefix, reverse
 from django_sitemapkit._boundedhttp import Deadline, exchange
 from django_sitemapkit._conf import SETTINGS_NAME, get_settings
 from django_sitemapkit._engine.rendering import URL_NAMESPACE, views_routed
-from django_sitemapkit._publishing.base import Manifest, Publisher, Transaction
+from django_sitemapkit._publishing.base import Manifest, Publisher, SectionChange, Transaction
 
 logger = logging.getLogger("django_sitemapkit")
 
@@ -42,6 +44,8 @@ _KNOWN = {"KEY", "ENDPOINT", "BATCH_SIZE", "DEADLINE"}
 # Entries as the writer makes them; text is escaped, so no "<" but a tag's.
 _ENTRY = re.compile(rb"<url>(.*?)</url>", re.DOTALL)
 _LOC = re.compile(rb"<loc>([^<]*)</loc>")
+_LASTMOD = re.compile(rb"<lastmod>([^<]*)</lastmod>")
+_PAGE = re.compile(r"sitemap-(.+)-[0-9]+\.xml")
 _ENTITIES = {"&quot;": '"', "&apos;": "'"}
 
 
@@ -166,43 +170,78 @@ def _post(
 
 def entries(xml: bytes | None) -> Iterator[tuple[str, bytes]]:
     """Each ``<url>`` of a ``<urlset>`` file: its location and a digest of the whole entry."""
+    for url, digest, _ in dated_entries(xml):
+        yield url, digest
+
+
+def dated_entries(xml: bytes | None) -> Iterator[tuple[str, bytes, bytes | None]]:
+    """Each ``<url>``'s location, digest and ``<lastmod>`` as written (None: it has none)."""
     for match in _ENTRY.finditer(xml or b""):
         loc = _LOC.search(match.group(1))
         if loc is not None:
             url = unescape(loc.group(1).decode("utf-8").strip(), _ENTITIES)
-            yield url, hashlib.blake2b(match.group(1), digest_size=16).digest()
+            lastmod = _LASTMOD.search(match.group(1))
+            digest = hashlib.blake2b(match.group(1), digest_size=16).digest()
+            yield url, digest, None if lastmod is None else lastmod.group(1)
+
+
+# An entry, as a page lists it: its digest and lastmod.
+_Entry = tuple[bytes, bytes | None]
 
 
 class UrlDiff:
-    """The URLs whose entries differ between the old and new bytes of the pages given; equal
-    entries on one page cancel at once, so memory grows with the changes, not the pages."""
+    """The URLs whose entries differ between the old and new bytes of the pages given, and per
+    section those added, removed and whose lastmod moved; equal entries on one page cancel at
+    once, so memory grows with the changes, not the pages."""
 
     def __init__(self) -> None:
         self._edited: set[str] = set()
-        # URLs only in an old page, or only in a new one, with their entry's digest.
-        self._gone: dict[str, bytes] = {}
-        self._came: dict[str, bytes] = {}
+        # Per section, URLs whose entry changed in place with a new lastmod.
+        self._redated: Counter[str] = Counter()
+        # (section, URL) only in an old page, or only in a new one.
+        self._gone: dict[tuple[str, str], _Entry] = {}
+        self._came: dict[tuple[str, str], _Entry] = {}
 
-    def page(self, old: bytes | None, new: bytes | None) -> None:
+    def page(self, old: bytes | None, new: bytes | None, section: str = "") -> None:
         """Compare a page's old bytes (None: it is new) with its new ones (None: removed)."""
-        before = dict(entries(old))
-        for url, digest in entries(new):
+        before = {url: (digest, lastmod) for url, digest, lastmod in dated_entries(old)}
+        for url, digest, lastmod in dated_entries(new):
             was = before.pop(url, None)
             if was is None:
-                self._came[url] = digest
-            elif was != digest:
+                self._came[section, url] = (digest, lastmod)
+            elif was[0] != digest:
                 self._edited.add(url)
-        self._gone.update(before)
+                self._redated[section] += was[1] != lastmod
+        self._gone.update(((section, url), entry) for url, entry in before.items())
 
     def changed(self) -> list[str]:
         """Every URL added, edited or removed (moved to another page unchanged: not), sorted."""
-        either = self._gone.keys() | self._came.keys()
-        urls = {url for url in either if self._gone.get(url) != self._came.get(url)}
+        gone = {url: entry[0] for (_, url), entry in self._gone.items()}
+        came = {url: entry[0] for (_, url), entry in self._came.items()}
+        urls = {url for url in gone.keys() | came.keys() if gone.get(url) != came.get(url)}
         return sorted(urls | self._edited)
 
+    def sections(self) -> dict[str, SectionChange]:
+        """Per section with a change: URLs added, removed, and kept with a new lastmod."""
+        changes: dict[str, SectionChange] = {}
+        for section, count in self._redated.items():
+            changes.setdefault(section, SectionChange()).lastmod_moved += count
+        for key in self._gone.keys() | self._came.keys():
+            change = changes.setdefault(key[0], SectionChange())
+            gone, came = self._gone.get(key), self._came.get(key)
+            if gone is None:
+                change.added += 1
+            elif came is None:
+                change.removed += 1
+            else:  # moved to another page of its section
+                change.lastmod_moved += gone[1] != came[1]
+        return changes
 
-def is_page(name: str) -> bool:
-    return name.startswith("sitemap-") and name.endswith(".xml")
+
+def page_section(name: str) -> str | None:
+    """The section of a page file's name, None for any other file."""
+    match = _PAGE.fullmatch(name)
+    return None if match is None else match.group(1)
 
 
 @dataclass(eq=False)
@@ -212,55 +251,71 @@ class WatchingTransaction:
     inner: Transaction
     publisher: Publisher
     previous: Manifest
+    # Whether IndexNow may be told: not when every URL moved to another base URL.
+    submit: bool = True
     # None once noting failed: nothing is announced rather than a part.
     diff: UrlDiff | None = field(default_factory=UrlDiff)
     published: bool = False
+    _removed_noted: bool = False
 
     def write(self, name: str, data: bytes) -> None:
-        if is_page(name):
-            self._note(name, data)
+        if (section := page_section(name)) is not None:
+            self._note(name, section, data)
         self.inner.write(name, data)
 
     def keep(self, name: str) -> None:
         self.inner.keep(name)
 
+    def changes(self, manifest: Manifest) -> dict[str, SectionChange] | None:
+        """Per section, what the pages written and those ``manifest`` no longer lists changed;
+        None when a page could not be compared."""
+        if not self._removed_noted:
+            self._removed_noted = True
+            current = set(manifest.files())
+            for name in self.previous.files():
+                if (section := page_section(name)) is not None and name not in current:
+                    self._note(name, section, None)
+        return None if self.diff is None else self.diff.sections()
+
     def publish(self, index: dict[str, bytes], manifest: Manifest) -> None:
-        current = set(manifest.files())
-        for name in self.previous.files():
-            if is_page(name) and name not in current:
-                self._note(name, None)
+        self.changes(manifest)
         self.inner.publish(index, manifest)
         self.published = True
 
     def abort(self) -> None:
         self.inner.abort()
 
-    def _note(self, name: str, new: bytes | None) -> None:
+    def _note(self, name: str, section: str, new: bytes | None) -> None:
         if self.diff is None:
             return
         try:
-            self.diff.page(self.publisher.read(self.previous, name), new)
+            self.diff.page(self.publisher.read(self.previous, name), new, section)
         except Exception:
-            logger.warning("IndexNow: could not compare %s; nothing will be submitted.", name)
+            logger.warning(
+                "Could not compare %s with its published bytes: no URL of this build is "
+                "submitted to IndexNow, nor are its URLs added and removed counted.",
+                name,
+            )
             self.diff = None
 
 
 def watch(
     transaction: Transaction | None, publisher: Publisher, previous: Manifest | None, base_url: str
-) -> Transaction | None:
-    """``transaction``, noting changed URLs if IndexNow is on and a set was published before: a
-    first build submits nothing rather than every URL, nor does one for another base URL."""
-    if transaction is None or previous is None or indexnow_config() is None:
-        return transaction
-    if previous.base_url != base_url:
+) -> WatchingTransaction | None:
+    """``transaction`` noting which URLs its pages change (the build's figures, IndexNow), or
+    None for a dry run or a first build: it submits nothing rather than every URL, nor does a
+    build for another base URL."""
+    if transaction is None or previous is None:
+        return None
+    moved = previous.base_url != base_url
+    if moved and indexnow_config() is not None:
         logger.warning(
             "IndexNow: the base URL is %s, the last build's was %s: every URL moved, "
             "so this build submits none.",
             base_url,
             previous.base_url,
         )
-        return transaction
-    return WatchingTransaction(transaction, publisher, previous)
+    return WatchingTransaction(transaction, publisher, previous, submit=not moved)
 
 
 def announce(transaction: Transaction | None, base_url: str, namespace: str) -> None:
@@ -268,7 +323,7 @@ def announce(transaction: Transaction | None, base_url: str, namespace: str) -> 
     config = indexnow_config()
     if not isinstance(transaction, WatchingTransaction) or config is None:
         return
-    if not transaction.published or transaction.diff is None:
+    if not (transaction.published and transaction.submit) or transaction.diff is None:
         return
     try:
         urls = transaction.diff.changed()

@@ -255,14 +255,22 @@ class SitemapSite:
         dry_run: bool = False,
         wait: float = 0,
         site: str | SiteConfig | None = None,
+        force: bool = False,
     ) -> BuildResult:
         """Render every file into the storage and publish them at once: ``sitemapkit_build``.
 
         Under ``SITEMAPKIT["SITES"]`` one site is built: ``site`` names it (unless it is the
         only one). Raises BuildError, BuildLocked or PublishError; nothing is published then.
+        A set that lost more than ``SHRINK_GUARD`` of a section's URLs raises BuildError
+        unless ``force``.
         """
         return self.builder(
-            publisher=publisher, full=full, rerender=rerender, dry_run=dry_run, site=site
+            publisher=publisher,
+            full=full,
+            rerender=rerender,
+            dry_run=dry_run,
+            site=site,
+            force=force,
         ).run(list(sections) if sections else None, wait=wait)
 
     def check(self, app_configs: Sequence[AppConfig] | None = None) -> list[CheckMessage]:

@@ -29,7 +29,12 @@ from django_sitemapkit._engine.rows import route_report
 from django_sitemapkit._engine.sections import pages_listing
 from django_sitemapkit._engine.skiplog import one_render
 from django_sitemapkit._explain import explain, explanation_lines
-from django_sitemapkit._publishing.base import Manifest, PublishError
+from django_sitemapkit._publishing.base import (
+    BuildRecord,
+    Manifest,
+    PublishError,
+    churn_warning,
+)
 from django_sitemapkit._publishing.selection import get_publisher
 from django_sitemapkit._reversing import rendering_language
 from django_sitemapkit._serving.cache import build_holds_writes
@@ -64,10 +69,18 @@ class SiteStatus:
     built_at: str | None = None
     seconds: float | None = None
     sections: list[SectionStatus] = field(default_factory=list)
+    # The published builds, oldest first, this one last (the manifest's history).
+    history: list[BuildRecord] = field(default_factory=list)
 
     @property
     def stale(self) -> bool:
         return any(section.stale for section in self.sections)
+
+    @property
+    def churn_warning(self) -> str:
+        """The latest build's lastmod churn warning, or ""."""
+        churn = self.history[-1].churn if self.history else []
+        return churn_warning(churn) if churn else ""
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "stale": self.stale}
@@ -90,7 +103,9 @@ def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> Si
     built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
     with rendering_site(site):
         sections = [_section_status(sitemap, manifest, registry) for sitemap in registry]
-    return SiteStatus(name, True, manifest.generation, built_at, manifest.seconds, sections)
+    return SiteStatus(
+        name, True, manifest.generation, built_at, manifest.seconds, sections, manifest.history
+    )
 
 
 def _section_status(
@@ -153,8 +168,9 @@ def to_seconds(value: datetime.datetime) -> str:
     return value.replace(microsecond=0).isoformat()
 
 
-def status_lines(status: SiteStatus) -> list[str]:
-    """``status`` as the command prints it: a line for the build, then one per section."""
+def status_lines(status: SiteStatus, builds: int | None = 10) -> list[str]:
+    """``status`` as the command prints it: a line for the build, one per section, then the
+    history, newest first (the last ``builds``; None: all)."""
     where = "" if status.site is None else f"Site {status.site!r}: "
     if not status.published:
         return [f"{where}no published build: run sitemapkit_build."]
@@ -169,7 +185,26 @@ def status_lines(status: SiteStatus) -> list[str]:
         )
         if s.urls_from:
             lines.append(f"    URLs: {s.urls_from}")
+    if status.churn_warning:
+        lines.append(f"  {status.churn_warning}")
+    shown = status.history[::-1][:builds]
+    if shown:
+        lines.append(f"  Last {len(shown)} of {len(status.history)} builds kept, newest first:")
+        lines.extend(f"    {history_line(build)}" for build in shown)
     return lines
+
+
+def history_line(build: BuildRecord) -> str:
+    """One build of the history: when, how long, and per section listed (+added -removed,
+    lastmods moved)."""
+    sections = "; ".join(
+        f"{name} {c.listed:,} (+{c.added:,} -{c.removed:,}, {c.lastmod_moved:,} redated)"
+        for name, c in build.sections.items()
+    )
+    flags = " forced past the shrink guard;" if build.forced else ""
+    if build.churn:
+        flags += f" lastmod churn in {', '.join(build.churn)};"
+    return f"{build.built_at} ({build.seconds:.2f} s):{flags} {sections or 'no sections'}"
 
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.urls import get_resolver
 
+from django_sitemapkit._building.history import account
 from django_sitemapkit._building.pagefiles import (
     BuildError,
     BuildResult,
@@ -66,6 +67,7 @@ class Builder:
         progress: Progress | None = None,
         rerender: bool = False,
         site: str | SiteConfig | None = None,
+        force: bool = False,
     ) -> None:
         try:
             self.site = site = one_site(site)
@@ -84,6 +86,8 @@ class Builder:
         self.full = full
         self.rerender = rerender
         self.dry_run = dry_run
+        # Publish past the shrink guard.
+        self.force = force
         self.gzip = get_settings().GZIP
         self.progress = progress
         self.started = datetime.datetime.now(tz=datetime.UTC).replace(microsecond=0)
@@ -122,9 +126,12 @@ class Builder:
         manifest = self._new_manifest(previous)
         selected, unpublished = self._select(asked, previous, result)
         transaction = None if self.dry_run else self.publisher.begin(manifest, previous)
-        transaction = watch(transaction, self.publisher, previous, self.base_url)
+        watching = watch(transaction, self.publisher, previous, self.base_url)
+        transaction = watching or transaction
         try:
             self._build(manifest, previous, transaction, selected, result)
+            diff = None if watching is None else watching.changes(manifest)
+            account(manifest, previous, diff, result, force=self.force)
             self._publish(manifest, previous, transaction, result)
         except BaseException:
             if transaction is not None:

@@ -19,7 +19,12 @@ from django_sitemapkit._engine.keyranges import PageFigures
 from django_sitemapkit._engine.pages import PageNotFound
 from django_sitemapkit._engine.rendering import SectionRegistry, gzipped
 from django_sitemapkit._engine.sections import RenderedPage
-from django_sitemapkit._publishing.base import FileRecord, Transaction
+from django_sitemapkit._publishing.base import (
+    FileRecord,
+    SectionChange,
+    Transaction,
+    churn_warning,
+)
 from django_sitemapkit._sitemaps import Sitemap
 
 T = TypeVar("T")
@@ -63,6 +68,12 @@ class BuildResult:
     first_published: list[str] = field(default_factory=list)
     # Sections rendered again whole: their class, URL patterns or output settings changed.
     reconfigured: list[str] = field(default_factory=list)
+    # Per section: URLs listed, added, removed, redated, skipped, excluded (docs/building.md).
+    changes: dict[str, SectionChange] = field(default_factory=dict)
+    # Sections warned of lastmod churn; the shrink guard's refusal (a dry run's, or one forced).
+    churn: list[str] = field(default_factory=list)
+    refused: str | None = None
+    forced: bool = False
 
     def summary(self) -> str:
         verb = "would be written" if self.dry_run else "written"
@@ -77,8 +88,17 @@ class BuildResult:
             f"{len(self.written)} files {verb}, {self.unchanged} unchanged, "
             f"{len(self.removed)} removed; {self.urls:,} URLs ({self.skipped:,} skipped"
             f"{dropped}), {self.bytes_written:,} bytes {verb} "
-            f"({self.bytes:,} rendered) in {self.seconds:.2f} s."
+            f"({self.bytes:,} rendered) in {self.seconds:.2f} s.{self._warnings()}"
         )
+
+    def _warnings(self) -> str:
+        text = ""
+        if self.refused is not None:
+            verb = "would refuse" if self.dry_run else "was overridden by --force"
+            text += f" The shrink guard {verb}: {self.refused}"
+        if self.churn:
+            text += " " + churn_warning(self.churn)
+        return text
 
 
 def sha256(content: bytes) -> str:
@@ -180,8 +200,12 @@ class SectionPages:
                 functools.partial(sections.render_sitemap_page, sitemap, number, self._context)
             )
         except PageNotFound as exc:
-            self._files.result.skipped += exc.skipped
-            self._files.result.excluded += exc.excluded
+            result = self._files.result
+            result.skipped += exc.skipped
+            result.excluded += exc.excluded
+            change = result.changes.setdefault(sitemap.name, SectionChange())
+            change.skipped += exc.skipped
+            change.excluded += exc.excluded
             return None
         if page.pages_recut:
             self._sitemaps.invalidate_listing(sitemap.name)

@@ -11,7 +11,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
 from django_sitemapkit._engine.rendering import INDEX_NAME, page_filename
@@ -55,6 +55,51 @@ class FileRecord:
 
 
 @dataclass
+class SectionChange:
+    """One section's figures in one build; URLs added, removed and whose lastmod moved are read
+    from the pages whose bytes changed (a kept page lists what it listed)."""
+
+    listed: int = 0
+    added: int = 0
+    removed: int = 0
+    lastmod_moved: int = 0
+    skipped: int = 0
+    excluded: int = 0
+
+
+@dataclass
+class BuildRecord:
+    """One published build, as the history of later manifests remembers it."""
+
+    generation: str
+    built_at: str  # ISO 8601, as Manifest.built_at
+    seconds: float
+    sections: dict[str, SectionChange] = field(default_factory=dict)
+    # Published past the shrink guard with --force / build(force=True).
+    forced: bool = False
+    # Sections warned of lastmod churn: most of their dates moved while their URLs barely did.
+    churn: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any]) -> BuildRecord:
+        sections = {
+            name: SectionChange(**_known(SectionChange, change))
+            for name, change in raw.pop("sections", {}).items()
+        }
+        return cls(sections=sections, **_known(cls, raw))
+
+
+def churn_warning(sections: list[str]) -> str:
+    """The words every report (summary, status, admin) gives sections warned of lastmod churn."""
+    return (
+        f"Warning: most lastmods of section {', '.join(map(repr, sections))} moved in one build "
+        "while its URLs barely did (a backfill or migration touching updated_at?); search "
+        "engines distrust sitemaps whose dates all move at once: see 'Lastmod churn' in "
+        "docs/building.md."
+    )
+
+
+@dataclass
 class Manifest:
     generation: str
     built_at: str
@@ -70,6 +115,9 @@ class Manifest:
     # The href of the XSL every file names (None: STYLESHEET off); the hash of the one written.
     stylesheet: str | None = None
     stylesheet_sha256: str = ""
+    # The last builds published, oldest first, this one last (at most SITEMAPKIT["HISTORY"]):
+    # kept here, the history travels with the files, and a refused or dry build records nothing.
+    history: list[BuildRecord] = field(default_factory=list)
 
     def files(self) -> list[str]:
         """Every file of the set, the index included."""
@@ -86,7 +134,9 @@ class Manifest:
 
     def to_json(self) -> bytes:
         # One line per page keeps the file small and quick to write.
-        head = _compact({f.name: getattr(self, f.name) for f in fields(self) if f.name != "pages"})
+        head = _compact(
+            {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "pages"}
+        )
         lines = ",\n".join(
             _compact({f.name: getattr(record, f.name) for f in fields(record)})
             for record in self.pages
@@ -100,11 +150,16 @@ class Manifest:
             raise ValueError("unknown manifest version")
         # What earlier versions recorded and this one does not use is left out.
         pages = [FileRecord(**_known(FileRecord, page)) for page in raw.pop("pages")]
-        return cls(pages=pages, **_known(cls, raw))
+        history = [BuildRecord.from_raw(build) for build in raw.pop("history", [])]
+        return cls(pages=pages, history=history, **_known(cls, raw))
 
 
 def _compact(value: dict[str, Any]) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _plain(value: Any) -> Any:
+    return [asdict(item) for item in value] if isinstance(value, list) else value
 
 
 def _known(cls: type[Any], raw: dict[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ def build(items: int) -> None:
 
     sitemapkit.register(section="stories")(Stories)
     print("building", flush=True)
-    sitemapkit.build()
+    sitemapkit.build(force=True)  # sizes shrink at random: past the guard
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def test_killed_builds_leave_nothing_on_s3(
             return f"/stories/{item}/"
 
     sitemaps.register(section="stories")(Stories)
-    assert sitemapkit.build().published
+    assert sitemapkit.build(force=True).published  # 7 of up to 60 URLs left
     manifest = get_publisher().manifest()
     assert manifest is not None
     stored = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -57,19 +59,37 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-progress", action="store_true", help="No progress bar, even on a terminal."
         )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="Publish even if a section lost more than SHRINK_GUARD of its URLs.",
+        )
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            help="Print each site's build as a JSON list on stdout, instead of the summary.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         targets = chosen_sites(options["sites"])
         failures: list[str] = []
-        for target in targets:
-            try:
-                self._build(target, options, several=len(targets) > 1)
-            except CommandError as exc:
-                if target is None or len(targets) == 1:
-                    raise
-                # One site's failure does not keep the others' sitemaps stale.
-                failures.append(f"site {target.name!r}: {exc}")
-                self.stderr.write(f"Site {target.name!r}: {exc}")
+        self._json: list[dict[str, Any]] = []
+        try:
+            for target in targets:
+                try:
+                    self._build(target, options, several=len(targets) > 1)
+                except CommandError as exc:
+                    self._json.append(
+                        {"site": _name(target), "published": False, "error": str(exc)}
+                    )
+                    if target is None or len(targets) == 1:
+                        raise
+                    # One site's failure does not keep the others' sitemaps stale.
+                    failures.append(f"site {target.name!r}: {exc}")
+                    self.stderr.write(f"Site {target.name!r}: {exc}")
+        finally:
+            if options["json"]:
+                self.stdout.write(json.dumps(self._json, indent=2))
         if failures:
             raise CommandError(
                 f"{len(failures)} of {len(targets)} sites failed to build: {'; '.join(failures)}"
@@ -85,6 +105,7 @@ class Command(BaseCommand):
                 dry_run=options["dry_run"],
                 progress=progress_bar("pages") if show_progress else None,
                 site=target,
+                force=options["force"],
             )
             ensure_sections_fit_index(builder)
             result = builder.run(options["sections"], wait=options["wait"])
@@ -99,6 +120,13 @@ class Command(BaseCommand):
         finally:
             if show_progress:
                 sys.stderr.write("\n")
+        if options["json"]:
+            figures = dataclasses.asdict(result)
+            where = builder.publisher.description
+            self._json.append(
+                {"site": _name(target), **figures, "summary": result.summary(), "storage": where}
+            )
+            return
         label = f"Site {target.name!r}: " if several and target is not None else ""
         self._report(result, builder, verbosity, label)
 
@@ -132,6 +160,10 @@ class Command(BaseCommand):
             )
         where = builder.publisher.description
         self.stdout.write(f"{label}{verb('', 'Dry run: ')}{result.summary()} ({where})")
+
+
+def _name(target: SiteConfig | None) -> str | None:
+    return None if target is None else target.name
 
 
 def progress_bar(unit: str) -> Callable[[int, int], None]:

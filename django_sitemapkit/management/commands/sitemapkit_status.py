@@ -15,7 +15,8 @@ from django_sitemapkit.admin import site_status, status_lines
 class Command(BaseCommand):
     help = (
         "Show the published sitemap build per section: URLs, files, newest lastmod, skipped "
-        "URLs, build time and duration, and whether the data is newer than the build. "
+        "URLs, build time and duration, and whether the data is newer than the build; then "
+        "the last builds' figures (every kept build with -v 2). "
         "Exits 1 when a section is stale."
     )
 
@@ -31,7 +32,9 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps([s.as_dict() for s in statuses], indent=2))
         else:
             for status in statuses:
-                for line in status_lines(status):
+                # The last 10 builds, every one kept at -v 2.
+                builds = None if options["verbosity"] >= 2 else 10
+                for line in status_lines(status, builds):
                     self.stdout.write(line)
         if any(status.stale for status in statuses):
             raise SystemExit(1)
