@@ -9,9 +9,16 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Info
+from django.core.checks import CheckMessage, Error, Info, Warning
 
-from django_sitemapkit._conf import DEFAULTS, SETTINGS_NAME, BaseUrlError, base_url, clean_base_url
+from django_sitemapkit._conf import (
+    DEFAULTS,
+    SETTINGS_NAME,
+    BaseUrlError,
+    base_url,
+    clean_base_url,
+    stylesheet_kind,
+)
 from django_sitemapkit._engine.rendering import INDEX_AT_ROOT_HINT, IndexDirectory, without_database
 from django_sitemapkit._engine.rows import route_report
 from django_sitemapkit._indexnow import config_problems
@@ -56,6 +63,7 @@ def check_settings(
         for problem in config_problems(raw.get("INDEXNOW"))
     ]
     errors += [Error(problem, id="sitemapkit.E029") for problem in _history_problems(raw)]
+    errors += _check_stylesheet(raw.get("STYLESHEET", DEFAULTS["STYLESHEET"]))
     return errors + (_check_sites_setting() if raw.get("SITES") else _check_base_url(raw))
 
 
@@ -74,6 +82,24 @@ def _history_problems(raw: dict[str, Any]) -> list[str]:
                 f"not {value!r}."
             )
     return problems
+
+
+def _check_stylesheet(value: object) -> list[CheckMessage]:
+    """E028: a value STYLESHEET does not take; W008: the XSL, which browsers are removing."""
+    try:
+        kind = stylesheet_kind(value)
+    except ValueError as exc:
+        hint = '"css" (the default), None, or "xsl" (XSLT, which browsers are removing).'
+        return [Error(str(exc), hint=hint, id="sitemapkit.E028")]
+    if kind != "xsl":
+        return []
+    message = (
+        f"SITEMAPKIT['STYLESHEET'] = {value!r} names the XSL stylesheet: browsers are removing "
+        "XSLT (Chromium from M158, Firefox and Safari to follow), and until then Chromium covers "
+        "the table with a banner telling visitors to contact the site's maintainer."
+    )
+    hint = 'Use "css" (the default: the XML laid out by CSS) or None (no stylesheet).'
+    return [Warning(message, hint=hint, id="sitemapkit.W008")]
 
 
 def _check_sites_setting() -> list[CheckMessage]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from django_sitemapkit._protocol.files import STYLESHEETS
 from django_sitemapkit._protocol.locations import DEFAULT_STRIP_PARAMS, parse_base_url
 
 if TYPE_CHECKING:
@@ -53,8 +54,9 @@ class SitemapkitSettings:
     # Several sites from one project: name -> {"BASE_URL", "SECTIONS",
     # "ROBOTS_TXT_PATH", "SITE_ID"} (see _siteconfig.py); None for one site.
     SITES: dict[str, Any] | None = None
-    # Reference the XSL stylesheet (a table for people) from every file.
-    STYLESHEET: bool = True
+    # The stylesheet every file names for people: "css", "xsl" (XSLT, which browsers are
+    # removing) or None. Read through stylesheet_kind(): True is "xsl", False None.
+    STYLESHEET: str | None = "css"
     # IndexNow after builds: {"KEY": ..., "ENDPOINT": ...}; None: off.
     INDEXNOW: dict[str, Any] | None = None
     # Enqueue a background rebuild (Django's tasks framework) after commits
@@ -80,7 +82,24 @@ def user_settings() -> dict[str, Any]:
 def get_settings() -> SitemapkitSettings:
     merged = {**DEFAULTS, **{k: v for k, v in user_settings().items() if k in DEFAULTS}}
     merged["STRIP_QUERY_PARAMS"] = tuple(str(p).lower() for p in merged["STRIP_QUERY_PARAMS"])
+    try:
+        merged["STYLESHEET"] = stylesheet_kind(merged["STYLESHEET"])
+    except ValueError:
+        merged["STYLESHEET"] = None  # E028 says so; a file naming no stylesheet is still right
     return SitemapkitSettings(**merged)
+
+
+def stylesheet_kind(value: object) -> str | None:
+    """``STYLESHEET``'s stylesheet ("css", "xsl") or None; ValueError for another value. True,
+    the default before "css", is the XSL it meant; False is None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return "xsl"
+    if isinstance(value, str) and value in STYLESHEETS:
+        return value
+    choices = ", ".join(repr(kind) for kind in [*STYLESHEETS, None])
+    raise ValueError(f"{SETTINGS_NAME}['STYLESHEET'] is {value!r}, not one of {choices}.")
 
 
 class BaseUrlError(ImproperlyConfigured, ValueError):

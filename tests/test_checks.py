@@ -47,6 +47,32 @@ def test_bad_settings(settings: Any, value: Any, expected: list[str]) -> None:
     assert ids(check_settings()) == expected
 
 
+@pytest.mark.parametrize("value", ["css", None, False])
+def test_a_stylesheet_browsers_keep_is_not_warned_of(settings: Any, value: object) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": value}
+    assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", ["xsl", True])
+def test_the_xsl_is_warned_of_as_browsers_remove_xslt(settings: Any, value: object) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": value}
+    [warning] = check_settings()
+    assert warning.id == "sitemapkit.W008"
+    assert f"SITEMAPKIT['STYLESHEET'] = {value!r} names the XSL stylesheet" in warning.msg
+    assert "removing XSLT" in warning.msg and '"css"' in warning.hint and "None" in warning.hint
+    call_command("check", "--fail-level", "ERROR")  # a warning: runserver and migrate run
+
+
+@pytest.mark.parametrize("value", ["XSL", "text/css", "", 1, 0, ["css"], {"css": True}])
+def test_a_stylesheet_it_does_not_take_is_an_error(settings: Any, value: object) -> None:
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": value}
+    [error] = check_settings()
+    assert error.id == "sitemapkit.E028"
+    assert error.msg == f"SITEMAPKIT['STYLESHEET'] is {value!r}, not one of 'css', 'xsl', None."
+    with pytest.raises(SystemCheckError, match=r"sitemapkit\.E028"):
+        call_command("check")
+
+
 def test_messages_have_hints(settings: Any) -> None:
     settings.SITEMAPKIT = {}
     [error] = check_settings()

@@ -36,13 +36,13 @@ from django_sitemapkit._engine.rendering import (
     empty_site_file,
     gzipped,
     make_context,
+    stylesheet,
     stylesheet_href,
     write_index,
 )
 from django_sitemapkit._engine.rows import url_route
 from django_sitemapkit._engine.skiplog import one_render
 from django_sitemapkit._indexnow import announce, watch
-from django_sitemapkit._protocol.files import STYLESHEET_NAME, stylesheet_bytes
 from django_sitemapkit._publishing.base import FileRecord, Manifest, Publisher, Transaction
 from django_sitemapkit._publishing.selection import get_publisher
 from django_sitemapkit._reversing import rendering_language
@@ -148,8 +148,8 @@ class Builder:
             base_url=self.base_url,
             gzip=self.gzip,
             previous_generation=None if previous is None else previous.generation,
-            stylesheet=(href := stylesheet_href(self.sitemaps.name)),
-            stylesheet_sha256="" if href is None else sha256(stylesheet_bytes()),
+            stylesheet=stylesheet_href(self.sitemaps.name),
+            stylesheet_sha256="" if (sheet := stylesheet()) is None else sha256(sheet.content),
         )
 
     def _select(
@@ -274,11 +274,11 @@ class Builder:
         if transaction is None:
             return
         # The stylesheet every file's <?xml-stylesheet?> names (not counted as a sitemap file).
-        if manifest.stylesheet is not None:
+        if (sheet := stylesheet()) is not None:
             if previous is not None and previous.stylesheet_sha256 == manifest.stylesheet_sha256:
-                transaction.keep(STYLESHEET_NAME)
+                transaction.keep(sheet.name)
             else:
-                files[STYLESHEET_NAME] = stylesheet_bytes()
+                files[sheet.name] = sheet.content
         transaction.publish(files, manifest)
         result.published = True
 

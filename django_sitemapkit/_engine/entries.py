@@ -66,7 +66,7 @@ EVERY_ITEM = object()  # the "item" of a constant value, named so in warnings
 class RenderContext:
     locations: LocationBuilder
     tz: datetime.tzinfo
-    stylesheet: str | None = None  # the XSL every file references
+    stylesheet: str = ""  # every file's <?xml-stylesheet?> line, or ""
     # The registry rendering, where a model of lastmod_sources has its section.
     sections: Iterable[Sitemap] = ()
     # Each lastmod source's newest lastmod (or why none), read once per render by every factory.
@@ -255,7 +255,7 @@ _VALUE_TEXT: dict[str, Callable[[Any], str]] = {  # ValueError for a bad value
 }
 
 
-def new_writer(sitemap: Sitemap, stylesheet: str | None = None) -> UrlsetWriter:
+def new_writer(sitemap: Sitemap, stylesheet: str = "") -> UrlsetWriter:
     return UrlsetWriter(
         max_entries=max_entries(sitemap),
         max_bytes=MAX_BYTES_PER_FILE,

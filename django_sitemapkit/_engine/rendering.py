@@ -22,7 +22,7 @@ from django_sitemapkit._engine.entries import RenderContext, item_access
 from django_sitemapkit._engine.pages import PageNotFound
 from django_sitemapkit._engine.sections import listing, page_figures, render_sitemap_page
 from django_sitemapkit._engine.skiplog import one_render
-from django_sitemapkit._protocol.files import STYLESHEET_NAME
+from django_sitemapkit._protocol.files import STYLESHEETS, Stylesheet
 from django_sitemapkit._protocol.locations import InvalidLocation, LocationBuilder
 from django_sitemapkit._protocol.w3c import format_lastmod, later, to_aware
 from django_sitemapkit._protocol.writer import IndexWriter, UrlsetWriter, url_element
@@ -132,9 +132,23 @@ def page_path(
     return index_directory(namespace) + page_filename(section, number) + (".gz" if gz else "")
 
 
+def stylesheet() -> Stylesheet | None:
+    """The stylesheet every file names (``STYLESHEET``), or None."""
+    kind = get_settings().STYLESHEET
+    return None if kind is None else STYLESHEETS[kind]
+
+
 def stylesheet_href(namespace: str = URL_NAMESPACE) -> str | None:
-    """The XSL's href (None: off), beside the index: browsers apply only a same-origin XSL."""
-    return index_directory(namespace) + STYLESHEET_NAME if get_settings().STYLESHEET else None
+    """The stylesheet's href (None: none), beside the index: browsers apply an XSL stylesheet
+    only from the file's own origin, and the CSS one is served the same way."""
+    sheet = stylesheet()
+    return None if sheet is None else index_directory(namespace) + sheet.name
+
+
+def stylesheet_instruction(namespace: str = URL_NAMESPACE) -> str:
+    """The ``<?xml-stylesheet?>`` line of every file, or "" (no stylesheet)."""
+    sheet, href = stylesheet(), stylesheet_href(namespace)
+    return "" if sheet is None or href is None else sheet.instruction(href)
 
 
 def make_context(
@@ -149,7 +163,7 @@ def make_context(
     return RenderContext(
         locations,
         tz=site_time_zone(),
-        stylesheet=stylesheet_href(namespace),
+        stylesheet=stylesheet_instruction(namespace),
         sections=() if registry is None else registry,
     )
 
@@ -184,7 +198,7 @@ def write_index(
     (an empty index is invalid), IndexFull past 50,000. Undated when an entry is."""
     tz = site_time_zone()
     gz = get_settings().INDEX_LINKS_GZIP
-    writer = IndexWriter(stylesheet=stylesheet_href(namespace))
+    writer = IndexWriter(stylesheet=stylesheet_instruction(namespace))
     newest: datetime.date | datetime.datetime | None = None
     undated = False
     for entry in entries:
@@ -230,7 +244,7 @@ def render_index(*, base_url: str, sitemaps: SectionRegistry) -> RenderedFile:
 
 def empty_site_file(*, base_url: str, namespace: str = URL_NAMESPACE) -> RenderedFile:
     """``/sitemap.xml`` while no section has a URL: a ``<urlset>`` of its directory, undated."""
-    writer = UrlsetWriter(stylesheet=stylesheet_href(namespace))
+    writer = UrlsetWriter(stylesheet=stylesheet_instruction(namespace))
     writer.add_xml(url_element(base_url + index_directory(namespace)))
     return RenderedFile(writer.content(), None, url_count=1)
 

@@ -19,13 +19,6 @@ CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "year
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
-def stylesheet_instruction(href: str | None) -> str:
-    """The ``<?xml-stylesheet?>`` line naming the XSL at ``href``; "" for None (no stylesheet)."""
-    if href is None:
-        return ""
-    return f'<?xml-stylesheet type="text/xsl" href="{escape(href)}"?>\n'
-
-
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
 
 
@@ -88,7 +81,8 @@ _ENCODE_EVERY = 1000
 
 
 class _FileWriter:
-    """One file's entries under ``root_open``/``root_close``; ``stylesheet``: its XSL's href."""
+    """One file's entries under ``root_open``/``root_close``; ``stylesheet``: the
+    ``<?xml-stylesheet?>`` line after the declaration (``Stylesheet.instruction()``), or ""."""
 
     root_open: str
     root_close: str
@@ -98,11 +92,11 @@ class _FileWriter:
         *,
         max_entries: int = MAX_ENTRIES_PER_FILE,
         max_bytes: int = MAX_BYTES_PER_FILE,
-        stylesheet: str | None = None,
+        stylesheet: str = "",
     ) -> None:
         self.max_entries = min(max_entries, MAX_ENTRIES_PER_FILE)
         self.max_bytes = max_bytes
-        self.head = XML_DECLARATION + stylesheet_instruction(stylesheet) + self.root_open
+        self.head = XML_DECLARATION + stylesheet + self.root_open
         # Encoded a thousand at a time into one buffer, whose bytes content() takes without a
         # copy: never the whole file twice, as text and bytes or as parts and their join.
         self._entries: list[str] = []

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
 from django_sitemapkit._engine.rendering import INDEX_NAME, page_filename
-from django_sitemapkit._protocol.files import STYLESHEET_NAME
 
 MANIFEST_NAME = "sitemapkit-manifest.json"
 MANIFEST_VERSION = 1
@@ -112,7 +111,7 @@ class Manifest:
     # Per section, a digest of its class, URL patterns and settings (changed: rendered again).
     configs: dict[str, str] = field(default_factory=dict)
     seconds: float | None = None
-    # The href of the XSL every file names (None: STYLESHEET off); the hash of the one written.
+    # The href of the stylesheet every file names (None: none); the hash of the one written.
     stylesheet: str | None = None
     stylesheet_sha256: str = ""
     # The last builds published, oldest first, this one last (at most SITEMAPKIT["HISTORY"]):
@@ -124,9 +123,14 @@ class Manifest:
         names = [record.name for record in self.pages] + [INDEX_NAME]
         if self.gzip:
             names += [name + ".gz" for name in names]
-        if self.stylesheet is not None:
-            names.append(STYLESHEET_NAME)
+        if self.stylesheet_name is not None:
+            names.append(self.stylesheet_name)
         return names
+
+    @property
+    def stylesheet_name(self) -> str | None:
+        """The stylesheet's file, beside the index (``sitemap.css``, ``sitemap.xsl``), or None."""
+        return None if self.stylesheet is None else self.stylesheet.rpartition("/")[2]
 
     def record_for(self, name: str) -> FileRecord | None:
         base = name.removesuffix(".gz")

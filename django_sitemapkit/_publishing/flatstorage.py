@@ -37,7 +37,7 @@ SETTLED = datetime.timedelta(seconds=2)
 # Written before a build's first file, deleted after its publish: if there, a build died writing.
 UNFINISHED = ".sitemapkit-unfinished"
 # The names of a set's files (_engine/rendering.py): index, pages, .gz, stylesheet.
-SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.xsl")
+SET_FILE = re.compile(r"sitemap(-[a-z0-9_-]+-[1-9][0-9]*)?\.xml(\.gz)?|sitemap\.(css|xsl)")
 
 
 class FlatPublisher:

@@ -1,4 +1,4 @@
-"""The views of a registry's URLs (the index, the section files, the XSL stylesheet, the
+"""The views of a registry's URLs (the index, the section files, the stylesheets, the
 IndexNow key file) and the URL patterns that route them."""
 
 from __future__ import annotations
@@ -42,11 +42,8 @@ from django_sitemapkit._engine.rendering import (
 from django_sitemapkit._indexnow import KEY_ROUTE, indexnow_config
 from django_sitemapkit._protocol.files import (
     GZIP_CONTENT_TYPE,
+    STYLESHEET_FILES,
     XML_CONTENT_TYPE,
-    XSL_CONTENT_TYPE,
-    stylesheet_bytes,
-    stylesheet_etag,
-    stylesheet_mtime,
 )
 from django_sitemapkit._publishing.base import PublishError
 from django_sitemapkit._publishing.selection import get_publisher, published_file
@@ -68,7 +65,7 @@ _SECOND = datetime.timedelta(seconds=1)
 # as a two-digit year (Django's parse_http_date and email.utils both take
 # "0001" for 2001), so an earlier header would name another, maybe future, time.
 _EARLIEST_STAMP = (datetime.datetime(100, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // _SECOND
-# The stylesheet changes only with the package: a day in caches, revalidated by its ETag after.
+# A stylesheet changes only with the package: a day in caches, revalidated by its ETag after.
 STYLESHEET_MAX_AGE = 86_400
 
 
@@ -240,12 +237,14 @@ def contrib_section(
 
 
 @file_view
-def stylesheet(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
-    """``/sitemap.xsl`` (``kwargs`` is the route's): served beside the index, not from
-    ``STATIC_URL``, as a browser applies only a stylesheet of the document's own origin."""
-    response = HttpResponse(stylesheet_bytes(), content_type=XSL_CONTENT_TYPE)
+def stylesheet(request: HttpRequest, name: str, **kwargs: Any) -> HttpResponseBase:
+    """``/sitemap.css``, ``/sitemap.xsl`` (``kwargs`` is the route's), whatever ``STYLESHEET``
+    says (a file cached under another value still finds its own): served beside the index, not
+    from ``STATIC_URL``, as a browser applies an XSL stylesheet only of the document's origin."""
+    sheet = STYLESHEET_FILES[name]
+    response = HttpResponse(sheet.content, content_type=sheet.content_type)
     patch_cache_control(response, public=True, max_age=STYLESHEET_MAX_AGE)
-    return _validated(request, response, stylesheet_etag(), stylesheet_mtime())
+    return _validated(request, response, sheet.etag, sheet.mtime)
 
 
 class KeyFilePattern(RegexPattern):
@@ -272,6 +271,7 @@ def key_file(request: HttpRequest, key: str) -> HttpResponse:
 
 _SECTION = r"(?P<section>[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?)"
 _PAGE = rf"sitemap-{_SECTION}-(?P<page>{PAGE_NUMBER})"
+_STYLESHEET = "|".join(map(re.escape, STYLESHEET_FILES))
 _KEY_FILE = r"^(?P<key>[a-zA-Z0-9-]{8,128})\.txt$"
 
 
@@ -281,7 +281,7 @@ def url_patterns(sitemaps: SectionRegistry) -> list[URLPattern]:
     return [
         re_path(r"^sitemap\.xml$", sitemap_file, kwargs, name="index"),
         re_path(r"^sitemap\.xml\.gz$", sitemap_file, {**kwargs, "gz": True}, name="index-gz"),
-        re_path(r"^sitemap\.xsl$", stylesheet, kwargs, name="stylesheet"),
+        re_path(rf"^(?P<name>{_STYLESHEET})$", stylesheet, kwargs, name="stylesheet"),
         re_path(rf"^{_PAGE}\.xml$", sitemap_file, kwargs, name="section"),
         re_path(rf"^{_PAGE}\.xml\.gz$", sitemap_file, {**kwargs, "gz": True}, name="section-gz"),
         # django.contrib.sitemaps' section URL, which crawlers may still know.

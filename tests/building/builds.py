@@ -25,8 +25,8 @@ def published(build_dir: Path) -> dict[str, bytes]:
     return {
         p.name: p.read_bytes()
         for p in current.iterdir()
-        # The stylesheet beside them is no sitemap: test_stylesheet.py checks it.
-        if p.name.startswith(("sitemap.", "sitemap-")) and p.suffix != ".xsl"
+        # The stylesheet beside them is no sitemap: test_builder.py and test_stylesheet.py check it.
+        if p.name.startswith(("sitemap.", "sitemap-")) and p.suffix not in (".css", ".xsl")
     }
 
 

@@ -15,7 +15,7 @@ from django.test import Client
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit._building.builder import BuildError
-from django_sitemapkit._protocol.files import stylesheet_bytes
+from django_sitemapkit._protocol.files import STYLESHEETS
 from django_sitemapkit._publishing.base import PublishError
 from django_sitemapkit._publishing.localfolder import LOCK_NAME
 from django_sitemapkit._publishing.selection import get_publisher, published_file
@@ -373,7 +373,8 @@ def test_turning_gzip_on_writes_every_gz(site: Any, build_dir: Path, settings: A
         assert gzip.decompress(files[name + ".gz"]) == files[name]
 
 
-STYLESHEET_LINE = b'<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>\n'
+def stylesheet_line(kind: str) -> bytes:
+    return f'<?xml-stylesheet type="text/{kind}" href="/sitemap.{kind}"?>\n'.encode()
 
 
 def plain_xml(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -390,39 +391,50 @@ def test_the_build_writes_the_stylesheet_every_file_references(site: Any, build_
     build()
     declaration = b'<?xml version="1.0" encoding="UTF-8"?>\n'
     for name, xml in plain_xml(published(build_dir)).items():
-        assert xml.startswith(declaration + STYLESHEET_LINE), name
+        # The CSS by default: no XSL, which browsers are removing.
+        assert xml.startswith(declaration + stylesheet_line("css")), name
         assert xml.count(b"xml-stylesheet") == 1
-    assert (build_dir / "current" / "sitemap.xsl").read_bytes() == stylesheet_bytes()
+    assert (build_dir / "current" / "sitemap.css").read_bytes() == STYLESHEETS["css"].content
+    assert not (build_dir / "current" / "sitemap.xsl").exists()
     manifest = get_publisher().manifest()
-    assert manifest is not None and "sitemap.xsl" in manifest.files()
+    assert manifest is not None and "sitemap.css" in manifest.files()
     # A later build keeps it (not counted as a sitemap file written).
     Article.objects.filter(slug="a0").update(slug="changed", updated_at=EDITED)
     result = build()
-    assert "sitemap.xsl" not in result.written and result.published
-    assert (build_dir / "current" / "sitemap.xsl").read_bytes() == stylesheet_bytes()
+    assert "sitemap.css" not in result.written and result.published
+    assert (build_dir / "current" / "sitemap.css").read_bytes() == STYLESHEETS["css"].content
 
 
 @pytest.mark.parametrize("sections", [None, ["testapp-tag"]], ids=["all", "one-section"])
-def test_toggling_the_stylesheet_rewrites_every_file(
+def test_changing_the_stylesheet_rewrites_every_file(
     site: Any, build_dir: Path, client: Client, settings: Any, sections: list[str] | None
 ) -> None:
     build()
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": False}
-    result = build(sections)
-    files = published(build_dir)
-    assert b"xml-stylesheet" not in b"".join(plain_xml(files).values())
-    assert not (build_dir / "current" / "sitemap.xsl").exists()
-    assert pages_and_index(files) == pages_and_index(served(client, settings))
-    assert len(result.written) == len(files)
-    if sections is not None:
-        assert result.every_section_because == (
-            "the files' stylesheet was /sitemap.xsl at the last build"
-        )
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": True}
-    result = build(sections)
-    files = published(build_dir)
-    assert all(STYLESHEET_LINE in xml for xml in plain_xml(files).values())
-    assert pages_and_index(files) == pages_and_index(served(client, settings))
-    assert (build_dir / "current" / "sitemap.xsl").read_bytes() == stylesheet_bytes()
-    if sections is not None:
-        assert result.every_section_because == "the files' stylesheet was off at the last build"
+    before = "/sitemap.css"
+    for value, kind in [(False, None), ("xsl", "xsl"), (None, None), (True, "xsl"), ("css", "css")]:
+        settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": value}
+        result = build(sections)
+        files = published(build_dir)
+        xml = plain_xml(files).values()
+        if kind is None:
+            assert b"xml-stylesheet" not in b"".join(xml)
+        else:
+            assert all(stylesheet_line(kind) in content for content in xml)
+        # Only the stylesheet the files name is published beside them.
+        folder = {p.name for p in (build_dir / "current").iterdir()}
+        assert {"sitemap.css", "sitemap.xsl"} & folder == ({f"sitemap.{kind}"} if kind else set())
+        if kind is not None:
+            assert (build_dir / "current" / f"sitemap.{kind}").read_bytes() == STYLESHEETS[
+                kind
+            ].content
+        assert pages_and_index(files) == pages_and_index(served(client, settings))
+        now = None if kind is None else f"/sitemap.{kind}"
+        if now == before:  # True after "xsl": the same files, nothing to rewrite
+            assert result.written == [] and result.every_section_because is None
+            continue
+        assert len(result.written) == len(files)
+        if sections is not None:
+            assert result.every_section_because == (
+                f"the files' stylesheet was {before or 'off'} at the last build"
+            )
+        before = now

@@ -106,7 +106,8 @@ def kept(root: Path) -> set[str]:
         names = [f"sitemap-{p['section']}-{p['number']}.xml" for p in manifest["pages"]]
         names.append("sitemap.xml")
         names += [name + ".gz" for name in names] if manifest["gzip"] else []
-        names += ["sitemap.xsl"] if manifest["stylesheet"] else []
+        # The stylesheet the files name, beside the index: sitemap.css or sitemap.xsl.
+        names += [manifest["stylesheet"].rpartition("/")[2]] if manifest["stylesheet"] else []
         paths |= {folder} | {f"{folder}/{name}" for name in [*names, "sitemapkit-manifest.json"]}
     return paths
 

@@ -71,7 +71,7 @@ def test_element_order_and_validity() -> None:
     xml = render(OneImageWithEverything())
     assert xml.startswith(
         b'<?xml version="1.0" encoding="UTF-8"?>\n'
-        b'<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>\n<urlset '
+        b'<?xml-stylesheet type="text/css" href="/sitemap.css"?>\n<urlset '
     )
     assert b"<url><loc>https://example.com/a?x=1&amp;y=&apos;2&apos;</loc><lastmod>" in xml
     [url] = parse_urlset(xml)

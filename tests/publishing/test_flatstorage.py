@@ -113,7 +113,7 @@ def test_a_build_that_wrote_and_gave_up_leaves_its_marker(
 
 
 def test_a_publish_deletes_what_dead_builds_wrote(publisher: FlatPublisher, tmp_path: Path) -> None:
-    for name in ["sitemap-a-7.xml", "sitemap-a-7.xml.gz", "sitemap.xsl", UNFINISHED]:
+    for name in ["sitemap-a-7.xml", "sitemap-a-7.xml.gz", "sitemap.xsl", "sitemap.css", UNFINISHED]:
         (tmp_path / name).write_bytes(b"left by a killed build")
     # Not named like a set's files: the project's own.
     for name in ["robots.txt", "sitemap-notes.xml", "sitemap.xml.bak"]:

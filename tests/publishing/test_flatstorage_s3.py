@@ -65,7 +65,7 @@ def test_build_to_s3(bucket: Any, client: Any, monkeypatch: pytest.MonkeyPatch) 
     assert order[-4:] == [
         "sitemap.xml",
         "sitemap.xml.gz",
-        "sitemap.xsl",
+        "sitemap.css",
         "sitemapkit-manifest.json",
     ]
     stored = objects(s3, name)

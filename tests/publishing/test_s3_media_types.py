@@ -60,7 +60,7 @@ def test_every_object_has_its_type_and_no_encoding(
             assert media_type == "application/gzip", key
         elif key.endswith(".xml"):
             assert media_type == "application/xml; charset=utf-8", key
-    assert types["sitemap.xsl"] == "text/xsl; charset=utf-8"
+    assert types["sitemap.css"] == "text/css; charset=utf-8"
     assert types["sitemapkit-manifest.json"] == "application/json"
 
     def url(key: str) -> str:

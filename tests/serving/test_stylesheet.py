@@ -1,4 +1,5 @@
-"""``/sitemap.xsl``: the stylesheet every served file references, from the site's own origin."""
+"""``/sitemap.css``, ``/sitemap.xsl``: the stylesheet every served file references (``STYLESHEET``),
+from the site's own origin."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import django_sitemapkit as sitemapkit
-from django_sitemapkit._protocol.files import stylesheet_bytes
+from django_sitemapkit._protocol.files import STYLESHEETS
 from tests.testapp.models import Article
 from tests.utils import crawl, parse_index
 
@@ -23,7 +24,8 @@ pytestmark = pytest.mark.django_db
 
 T0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 DECLARATION = b'<?xml version="1.0" encoding="UTF-8"?>\n'
-INSTRUCTION = b'<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>\n'
+INSTRUCTION = b'<?xml-stylesheet type="text/css" href="/sitemap.css"?>\n'  # the default
+XSL_INSTRUCTION = b'<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>\n'
 
 
 @pytest.fixture
@@ -43,40 +45,74 @@ def every_file(client: Client) -> dict[str, bytes]:
     return {path: client.get(path).content for path in paths}
 
 
-def test_the_stylesheet_is_served_with_validators_and_cache_headers(client: Client) -> None:
-    response = client.get("/sitemap.xsl")
+@pytest.mark.parametrize("kind", ["css", "xsl"])
+@pytest.mark.parametrize("setting", ["css", "xsl", None])
+def test_each_stylesheet_is_served_with_validators_and_cache_headers(
+    client: Client, settings: Any, kind: str, setting: str | None
+) -> None:
+    # Whatever STYLESHEET says: a file a browser or a CDN cached before a change still finds its own.
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": setting}
+    path = f"/sitemap.{kind}"
+    response = client.get(path)
     assert response.status_code == 200
-    assert response["Content-Type"] == "text/xsl; charset=utf-8"
-    assert response.content == stylesheet_bytes()
+    assert response["Content-Type"] == f"text/{kind}; charset=utf-8"
+    assert response.content == STYLESHEETS[kind].content
     assert response["Cache-Control"] == "public, max-age=86400"
     assert response["X-Robots-Tag"] == "noindex"
     assert response["Last-Modified"].endswith(" GMT")
-    again = client.get("/sitemap.xsl", headers={"if-none-match": response["ETag"]})
+    again = client.get(path, headers={"if-none-match": response["ETag"]})
     assert again.status_code == 304 and again.content == b""
-    since = client.get("/sitemap.xsl", headers={"if-modified-since": response["Last-Modified"]})
+    since = client.get(path, headers={"if-modified-since": response["Last-Modified"]})
     assert since.status_code == 304
-    assert client.head("/sitemap.xsl").status_code == 200
-    assert client.post("/sitemap.xsl").status_code == 405
+    assert client.head(path).status_code == 200
+    assert client.post(path).status_code == 405
+    assert client.get("/sitemap.js").status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("setting", "instruction"),
+    [
+        ({}, INSTRUCTION),
+        ({"STYLESHEET": "xsl"}, XSL_INSTRUCTION),
+        ({"STYLESHEET": True}, XSL_INSTRUCTION),
+    ],
+)
 def test_every_file_references_it_and_still_validates(
-    site: Any, client: Client, xsd_validate_index: Any, xsd_validate_urlset: Any
+    site: Any,
+    client: Client,
+    settings: Any,
+    xsd_validate_index: Any,
+    xsd_validate_urlset: Any,
+    setting: dict[str, Any],
+    instruction: bytes,
 ) -> None:
+    # By default the CSS, never the XSL: browsers are removing XSLT. True, the old default, is "xsl".
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, **setting}
     files = every_file(client)
     assert len(files) == 4
     for path, content in files.items():
-        assert content.startswith(DECLARATION + INSTRUCTION), path
+        assert content.startswith(DECLARATION + instruction), path
+        assert (b"text/xsl" in content) == (instruction == XSL_INSTRUCTION)
         assert content.count(b"xml-stylesheet") == 1
         (xsd_validate_index if path == "/sitemap.xml" else xsd_validate_urlset)(content)
         assert gzip.decompress(client.get(path + ".gz").content) == content
 
 
-def test_turned_off_the_files_are_what_they_were(site: Any, client: Client, settings: Any) -> None:
+@pytest.mark.parametrize("off", [None, False, "XSL", 1, ["css"]])
+def test_turned_off_the_files_are_what_they_were(
+    site: Any, client: Client, settings: Any, off: object
+) -> None:
+    """Crawlers' bytes are one line apart; a value E028 reports names no stylesheet, no 500."""
     styled = every_file(client)
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": "xsl"}
+    xsl = every_file(client)
     # Cached (the default locmem cache, or Redis): never served under the other value.
-    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": False}
+    settings.SITEMAPKIT = {**settings.SITEMAPKIT, "STYLESHEET": off}
     plain = every_file(client)
     assert plain == {path: content.replace(INSTRUCTION, b"", 1) for path, content in styled.items()}
+    assert plain == {
+        path: content.replace(XSL_INSTRUCTION, b"", 1) for path, content in xsl.items()
+    }
     assert all(content.startswith(DECLARATION + b"<") for content in plain.values())
     assert b"xml-stylesheet" not in b"".join(plain.values())
 
@@ -88,13 +124,13 @@ def test_in_a_directory_the_href_is_beside_the_index(sitemaps: Any, client: Clie
         url_names = ["sitemapkit-help"]
 
     index = client.get("/sitemapkit/sitemap.xml").content
-    href = b"/sitemapkit/sitemap.xsl"
-    assert index.startswith(DECLARATION + INSTRUCTION.replace(b"/sitemap.xsl", href))
+    href = b"/sitemapkit/sitemap.css"
+    assert index.startswith(DECLARATION + INSTRUCTION.replace(b"/sitemap.css", href))
     [(loc, _)] = parse_index(index)
     page = client.get(loc.removeprefix("https://www.example.com")).content
-    assert page.startswith(DECLARATION + INSTRUCTION.replace(b"/sitemap.xsl", href))
-    assert client.get(href.decode()).content == stylesheet_bytes()
-    assert client.get("/sitemap.xsl").status_code == 404
+    assert page.startswith(DECLARATION + INSTRUCTION.replace(b"/sitemap.css", href))
+    assert client.get(href.decode()).content == STYLESHEETS["css"].content
+    assert client.get("/sitemap.css").status_code == 404
 
 
 # Hrefs a row may write into an alternate through extra_xml(): schemes that run
@@ -154,7 +190,7 @@ def scheme_a_browser_reads(href: str) -> str | None:
 
 def links(urlset: bytes) -> list[str]:
     """The hrefs the stylesheet makes links of, in a urlset shown to a person."""
-    transform = lxml.etree.XSLT(lxml.etree.fromstring(stylesheet_bytes()))
+    transform = lxml.etree.XSLT(lxml.etree.fromstring(STYLESHEETS["xsl"].content))
     html = transform(lxml.etree.fromstring(urlset))
     return [a.get("href") for a in html.getroot().iter("a")]
 
@@ -203,7 +239,7 @@ def test_every_response_of_the_sitemaps_is_nosniff(
         "BUILD_DIR": str(tmp_path),
         "INDEXNOW": {"KEY": "0123456789abcdef"},
     }
-    paths = ["/sitemap.xml", "/sitemap.xml.gz", "/sitemap.xsl", "/robots.txt"]
+    paths = ["/sitemap.xml", "/sitemap.xml.gz", "/sitemap.css", "/sitemap.xsl", "/robots.txt"]
     paths += ["/0123456789abcdef.txt", "/sitemap-testapp-article-3.xml"]
     paths += ["/sitemap-testapp-article-3.xml.gz"]
     sitemapkit.build()
