@@ -189,10 +189,17 @@ class HistoryChart:
     bottom: int = HEIGHT - BOTTOM
 
     @property
-    def rows(self) -> list[tuple[int, str, BuildRecord, list[SectionChange | None]]]:
-        """The table beside the chart: each build, numbered and timed, with its sections'."""
+    def rows(self) -> list[tuple[int, str, BuildRecord, list[SectionChange | None], int]]:
+        """The table beside the chart: each build, numbered and timed, with its sections'
+        figures and the URLs it skipped in all."""
         return [
-            (n, at_second(b.built_at), b, [b.sections.get(s) for s in self.sections])
+            (
+                n,
+                at_second(b.built_at),
+                b,
+                [b.sections.get(s) for s in self.sections],
+                sum(c.skipped for c in b.sections.values()),
+            )
             for n, b in enumerate(self.builds, start=1)
         ]
 

@@ -180,7 +180,7 @@ def test_a_files_urls_page_by_page(big: Path, client: Client) -> None:
 
 def test_searching_a_files_urls(big: Path, client: Client) -> None:
     base = "https://www.example.com/articles/"
-    # Any case; 150 URLs of the second file contain "a0998" or... only a09980-a09989's hundreds.
+    # In any case: the hundred URLs a099800 to a099899.
     found = timed(client, FILE, file_params(SECOND, q="A0998"))
     assert urls_shown(found.content) == [f"{base}{slug(n)}/" for n in range(99_800, 99_900)]
     count = (
@@ -286,7 +286,9 @@ def builds(*listed: dict[str, int]) -> list[BuildRecord]:
             generation=f"g{n}",
             built_at=(T0 + datetime.timedelta(days=n, microseconds=5)).isoformat(),
             seconds=1.5 + n,
-            sections={name: SectionChange(listed=urls, added=urls) for name, urls in s.items()},
+            sections={
+                name: SectionChange(listed=urls, added=urls, skipped=n) for name, urls in s.items()
+            },
             forced=n == 3,
             churn=["testapp-tag"] if n == 4 else [],
         )
@@ -341,11 +343,13 @@ def test_the_history_chart(big: Path, client: Client, settings: Any, tmp_path: P
         "1.50",
         "60000 (+60000 −0 ~0)",
         "5000 (+5000 −0 ~0)",
+        "0",
         "",
     ]
     assert rows[3][-1] == "forced past the shrink guard"
     assert rows[4][-1] == "lastmod churn: testapp-tag"
-    assert rows[5][-2:] == ["none", ""]
+    assert rows[4][-2] == "8"  # 4 skipped in each section
+    assert rows[5][-3:] == ["none", "5", ""]
 
 
 def test_without_a_build_or_history(
