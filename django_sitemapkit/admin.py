@@ -1,23 +1,34 @@
-"""What is published and whether it is current: ``sitemapkit_status`` and the admin's page.
+"""What is published and whether it is current: ``sitemapkit_status`` and the admin's pages.
 
 Unlike the views, which go by the writes the app saw (_serving/cache.py), these scan each model
-section's pages (one aggregate query a section). The admin page hangs on a proxy model so that
-it appears in the admin index for staff with its "view" permission; its only URL is the
-changelist's, which shows the status instead of rows.
+section's pages (one aggregate query a section). The admin pages hang on a proxy model so that
+they appear in the admin index for staff with its "view" permission; the changelist's URL shows
+the status instead of rows, and beside it the published build is browsed (_browsing.py).
 """
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
+from xml.etree import ElementTree
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, QueryDict
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
+from django.utils.http import urlencode
 
+from django_sitemapkit._browsing import (
+    PublishedSet,
+    UrlEntry,
+    UrlList,
+    at_second,
+    history_chart,
+    published_set,
+    to_seconds,
+)
 from django_sitemapkit._engine import rows
 from django_sitemapkit._engine.rendering import (
     SectionRegistry,
@@ -38,12 +49,15 @@ from django_sitemapkit._publishing.base import (
 from django_sitemapkit._publishing.selection import get_publisher
 from django_sitemapkit._reversing import rendering_language
 from django_sitemapkit._serving.cache import build_holds_writes
-from django_sitemapkit._siteconfig import SiteConfig, rendering_site, selected_sites
+from django_sitemapkit._siteconfig import SiteConfig, rendering_site, selected_sites, site_named
 from django_sitemapkit._sitemaps import ModelSitemap, Sitemap
+from django_sitemapkit._sites import registries
 from django_sitemapkit._sites import site as default_registry
 from django_sitemapkit.models import SitemapStatus
 
 TEMPLATE = "admin/django_sitemapkit/status.html"
+#: A file's URLs shown on one page of the admin's browser.
+URLS_PER_PAGE = 100
 
 
 @dataclass
@@ -100,7 +114,7 @@ def site_status(registry: SectionRegistry, site: SiteConfig | None = None) -> Si
             SectionStatus(s, False, stale=True, reason="never built") for s in registry.sections()
         ]
         return SiteStatus(name, published=False, sections=never)
-    built_at = to_seconds(datetime.datetime.fromisoformat(manifest.built_at))
+    built_at = at_second(manifest.built_at)
     with rendering_site(site):
         sections = [_section_status(sitemap, manifest, registry) for sitemap in registry]
     return SiteStatus(
@@ -163,11 +177,6 @@ def _stale_because(sitemap: Sitemap, manifest: Manifest, namespace: str) -> str:
     return ""
 
 
-def to_seconds(value: datetime.datetime) -> str:
-    """``value`` in ISO 8601 to the second, as sitemaps write lastmods: no microseconds."""
-    return value.replace(microsecond=0).isoformat()
-
-
 def status_lines(status: SiteStatus, builds: int | None = 10) -> list[str]:
     """``status`` as the command prints it: a line for the build, one per section, then the
     history, newest first (the last ``builds``; None: all)."""
@@ -222,16 +231,42 @@ class SitemapStatusAdmin(StatusAdminBase):
 
     def get_urls(self) -> list[URLPattern]:
         opts = self.model._meta
-        view = self.admin_site.admin_view(self.changelist_view)
-        return [path("", view, name=f"{opts.app_label}_{opts.model_name}_changelist")]
+        name = f"{opts.app_label}_{opts.model_name}"
+        wrap = self.admin_site.admin_view
+        return [
+            path("", wrap(self.changelist_view), name=f"{name}_changelist"),
+            path("published/", wrap(self.published_view), name=f"{name}_published"),
+            path("published/file/", wrap(self.file_view), name=f"{name}_file"),
+            path("history/", wrap(self.builds_view), name=f"{name}_history"),
+        ]
 
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
+    def _refusal(self, request: HttpRequest) -> HttpResponse | None:
+        """Every page's guard: read-only, for staff with the view permission."""
         if not self.has_view_permission(request):
             raise PermissionDenied
         if request.method not in ("GET", "HEAD"):
             return HttpResponseNotAllowed(["GET", "HEAD"])
+        return None
+
+    def _page(
+        self, request: HttpRequest, template: str, title: str, **context: Any
+    ) -> TemplateResponse:
+        return TemplateResponse(
+            request,
+            f"admin/django_sitemapkit/{template}",
+            {
+                **self.admin_site.each_context(request),
+                "title": title,
+                "opts": self.model._meta,
+                **context,
+            },
+        )
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if (refusal := self._refusal(request)) is not None:
+            return refusal
         sites = selected_sites(None)
         statuses = [site_status(default_registry, site) for site in sites]
         asked = request.GET.get("url", "").strip()[:4096]  # no URL is longer: 2,048 listed
@@ -239,13 +274,77 @@ class SitemapStatusAdmin(StatusAdminBase):
         answers = [
             explanation_lines(explain(asked, default_registry, s), 2) for s in sites if asked
         ]
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Sitemap status",
-            "opts": self.model._meta,
-            "statuses": statuses,
-            "asked": asked,
-            "answers": answers,
-            **(extra_context or {}),
-        }
-        return TemplateResponse(request, TEMPLATE, context)
+        context = {"statuses": statuses, "asked": asked, "answers": answers}
+        return self._page(
+            request, "status.html", "Sitemap status", **context, **(extra_context or {})
+        )
+
+    def published_view(self, request: HttpRequest) -> HttpResponse:
+        if (refusal := self._refusal(request)) is not None:
+            return refusal
+        return self._page(request, "published.html", "Published sitemaps", sets=published_sets())
+
+    def builds_view(self, request: HttpRequest) -> HttpResponse:
+        if (refusal := self._refusal(request)) is not None:
+            return refusal
+        charts = [
+            (s, history_chart(s.manifest.history) if s.manifest and s.manifest.history else None)
+            for s in published_sets()
+        ]
+        return self._page(request, "history.html", "Sitemap build history", charts=charts)
+
+    def file_view(self, request: HttpRequest) -> HttpResponse:
+        """One published file's URLs, searched (``q``) and paginated (``page``)."""
+        if (refusal := self._refusal(request)) is not None:
+            return refusal
+        chosen = _chosen_set(request.GET)
+        name = request.GET.get("file", "")
+        record = chosen.manifest.record_for(name) if chosen.manifest else None
+        data = None if record is None or record.name != name else chosen.read(record)
+        if record is None or data is None:
+            raise Http404(f"The published build has no file {name!r}.")
+        query = request.GET.get("q", "").strip()[:2048]
+        problem = ""
+        paginator: Paginator[UrlEntry] = Paginator(UrlList(data, query, record.urls), URLS_PER_PAGE)
+        try:
+            page = paginator.get_page(request.GET.get("page"))
+            page_range = list(paginator.get_elided_page_range(page.number))
+        except ElementTree.ParseError as exc:
+            page, page_range, problem = None, [], f"The published file cannot be read: {exc}."
+        keep = {"registry": chosen.registry, "site": chosen.site or "", "file": name}
+        return self._page(
+            request,
+            "file.html",
+            name,
+            chosen=chosen,
+            record=record,
+            query=query,
+            page=page,
+            page_range=page_range,
+            problem=problem,
+            keep=urlencode({**keep, "q": query}),
+        )
+
+
+def published_sets() -> list[PublishedSet]:
+    """Every registry's published build for every site, the default registry first; another
+    registry only where it has sections."""
+    chosen = sorted(
+        (r for r in registries() if r is default_registry or r.sections()),
+        key=lambda r: (r is not default_registry, r.name),
+    )
+    return [published_set(r.name, site) for r in chosen for site in selected_sites(None)]
+
+
+def _chosen_set(query: QueryDict) -> PublishedSet:
+    """The set a request's ``registry`` and ``site`` name; Http404 for any other."""
+    registry, site = query.get("registry", ""), query.get("site", "")
+    if registry not in {r.name for r in registries()}:
+        raise Http404("No such SitemapSite.")
+    try:
+        config = site_named(site) if site else None
+    except LookupError:
+        raise Http404("No such site.") from None
+    if (config is None) != (selected_sites(None) == [None]):
+        raise Http404("Name a site of SITEMAPKIT['SITES'], and only then.")
+    return published_set(registry, config)
