@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.checks import run_checks
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 from django.utils import timezone
+from lxml import html
 
 import django_sitemapkit as sitemapkit
 from django_sitemapkit._publishing.selection import get_publisher, published_file
@@ -109,6 +111,14 @@ def test_a_build_that_would_remove_most_of_a_section_publishes_nothing_unless_fo
     assert f"{ARTICLES} 20 (+20 -0, 0 redated)" in lines[at + 2]
     [as_json] = json.loads(run("sitemapkit_status", "--format", "json"))
     assert [b["generation"] for b in as_json["history"]] == [first.generation, manifest.generation]
+
+    # The admin's chart of the two builds: the section's line from 20 URLs down to 8.
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("admin", password="pw"))
+    chart = html.fromstring(admin.get("/admin/django_sitemapkit/sitemapstatus/history/").content)
+    (svg,) = chart.cssselect("svg.sitemapkit-chart")
+    assert f"{ARTICLES}: 20, 8." in svg.cssselect("desc")[0].text_content()
+    assert [len(line.get("points").split()) for line in svg.cssselect("polyline")] == [2, 2]
 
 
 def test_the_public_api_forces_and_the_guard_can_be_turned_off(site: Any, settings: Any) -> None:
