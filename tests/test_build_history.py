@@ -170,6 +170,11 @@ def test_a_backfill_moving_every_lastmod_is_warned_of(
     assert "Warning: most lastmods of section 'testapp-article' moved" in built["summary"]
     assert "20 of 20 URLs of section 'testapp-article' got a new lastmod" in caplog.text
     assert "Warning: most lastmods of section 'testapp-article'" in run("sitemapkit_status")
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("admin", password="pw"))
+    page = html.fromstring(admin.get("/admin/django_sitemapkit/sitemapstatus/").content)
+    [note] = page.cssselect("p.sitemapkit-churn")
+    assert "Warning: most lastmods of section 'testapp-article'" in note.text_content()
     # The next build, with no backfill, warns no more.
     Article.objects.create(slug="new", updated_at=T0)
     assert "Warning" not in run("sitemapkit_build")
