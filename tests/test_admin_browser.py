@@ -3,8 +3,8 @@ paginated, with lastmod, alternates and images) and the build history's chart.
 
 The module builds one 100,000-URL site (two files of 50,000) once; every page of the browser is
 timed on it, the times printed (``-s``) and held under a generous bound. Chromium looks at the
-pages through a live server and its screenshots are kept in ``SITEMAPKIT_ARTEFACTS`` (default: a
-folder in the system's temporary directory, printed).
+pages through a live server and its screenshots are kept with the stylesheet test's, in
+``$SITEMAPKIT_ARTEFACTS`` (default ``tests/artefacts/``, printed).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import os
 import shutil
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -39,7 +38,7 @@ from django_sitemapkit._sites import site as default_site
 from django_sitemapkit.models import SitemapPage
 from tests import urls
 from tests.building.builds import T0, build
-from tests.test_browser_stylesheet import CHROMIUM, chromium, png_colours
+from tests.test_browser_stylesheet import ARTEFACTS, CHROMIUM, chromium, png_colours
 from tests.testapp.models import Article, Tag
 
 pytestmark = pytest.mark.django_db
@@ -436,11 +435,7 @@ urlpatterns = [path("test-login/", log_in), *urls.urlpatterns]
 def test_chromium_shows_the_pages(big: Path, settings: Any, tmp_path: Path) -> None:
     folder = with_history(big, tmp_path / "set", HISTORY_BUILDS)
     settings.ROOT_URLCONF = __name__
-    artefacts = Path(
-        os.environ.get("SITEMAPKIT_ARTEFACTS")
-        or Path(tempfile.gettempdir()) / "sitemapkit-artefacts"
-    )
-    artefacts.mkdir(parents=True, exist_ok=True)
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
     staff(name="chromium")
     # The admin's CSS, served by the live server as runserver serves it.
     settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, "django.contrib.staticfiles"]
@@ -467,11 +462,11 @@ def test_chromium_shows_the_pages(big: Path, settings: Any, tmp_path: Path) -> N
             )
             print(f"\nChromium: {page} in {time.perf_counter() - started:.2f} s")
             assert len(png_colours(shot)) > 10, f"{shot} is blank"
-            shutil.copy(shot, artefacts / name)
+            shutil.copy(shot, ARTEFACTS / name)
             dom = html.fromstring(
                 chromium("--dump-dom", f"{live.url}/test-login/?{urlencode({'next': page})}")
             )
             assert dom.cssselect("#content-main table"), f"{page}: no table in Chromium"
     finally:
         live.stop()
-    print(f"\nscreenshots: {artefacts}")
+    print(f"\nscreenshots: {ARTEFACTS}")
