@@ -18,8 +18,8 @@ MAX_FUNCTION_LINES = 60
 MAX_COMPLEXITY = 15
 # The whole package, so that it stays one a maintainer can hold in their head: the redesign
 # (#27) left 9,809 lines; each feature since raises this by its own lines, no more (#28: +1,304;
-# #29: +810).
-MAX_PACKAGE_LINES = 11_923
+# #29: +829).
+MAX_PACKAGE_LINES = 11_942
 MAX_MODULES = 60
 # An import inside a function is allowed only with a comment on its line
 # saying why, starting with this.
