@@ -39,6 +39,7 @@ from django_sitemapkit.models import SitemapPage
 from tests import urls
 from tests.building.builds import T0, build
 from tests.test_browser_stylesheet import ARTEFACTS, CHROMIUM, chromium, png_colours
+from tests.test_rich_entries import I18nImagesSitemap
 from tests.testapp.models import Article, Tag
 
 pytestmark = pytest.mark.django_db
@@ -210,28 +211,11 @@ def test_a_file_is_read_as_a_stream(big: Path, client: Client) -> None:
     assert peak < 2 * size
 
 
-class RichSitemap(sitemapkit.Sitemap):
-    """Two entries, each with its hreflang alternates and an image."""
-
-    i18n = True
-    alternates = True
-    languages = ["en", "fr"]
-
-    def items(self) -> list[str]:
-        return ["a", "b"]
-
-    def location(self, item: str) -> str:
-        return f"/articles/{item}/"
-
-    def images(self, item: str) -> list[str]:
-        return [f"/media/{item}.jpg"]
-
-
 def test_alternates_and_images(
     sitemaps: Any, settings: Any, tmp_path: Path, client: Client
 ) -> None:
     settings.SITEMAPKIT = {**settings.SITEMAPKIT, "BUILD_DIR": str(tmp_path)}
-    sitemapkit.register(section="rich")(RichSitemap)
+    sitemapkit.register(section="rich")(I18nImagesSitemap)
     build()
     response = client.get(FILE, file_params("sitemap-rich-1.xml"))
     base = "https://www.example.com"
